@@ -1,0 +1,126 @@
+"""The bet game as a :class:`rulelearn.family.GameFamily`: random deals (Algorithms 4-5), exact LP solutions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from games.betgame.best_response import exploitability
+from games.betgame.lp import solve_many
+from games.betgame.rules import BetGame
+from rulelearn.distributions import joint_deal, marginals, pmf_to_cdf, random_simplex
+
+__all__ = ["BetGameFamily", "sample_game"]
+
+
+def sample_game(seed: int, game_id: int, n_cards: int = 10):
+    """The generating distributions and deal of game ``game_id`` of the stream ``seed``.
+
+    Game ``k`` uses ``numpy.random.default_rng([seed, k])``: player 1's and then player 2's distribution are
+    uniform on the simplex (Algorithm 4), joined without shared cards (Algorithm 5).
+
+    Returns
+    -------
+    x1, x2 : numpy.ndarray of float64, shape ``(n_cards,)``
+    probs : numpy.ndarray of float64, shape ``(n_cards, n_cards)``
+    """
+    rng = np.random.default_rng([int(seed), int(game_id)])
+    x1 = random_simplex(n_cards, rng)
+    x2 = random_simplex(n_cards, rng)
+    return x1, x2, joint_deal(x1, x2)
+
+
+@dataclass(frozen=True)
+class BetGameFamily:
+    """Bet games with random deals, solved exactly.
+
+    Parameters
+    ----------
+    n_cards, ante, stack, bets, bet_step
+        The :class:`~games.betgame.rules.BetGame` parameters (the paper's game by default).
+
+    Notes
+    -----
+    Database columns (one row per game; ``n = n_cards``, ``B = n_bets``):
+    ``game_id`` int64, ``seed`` int64 (of the stream), ``pmf1``/``pmf2`` (n,) the generating distributions,
+    ``probs`` (n, n) the deal, ``cdf1``/``cdf2`` (n,) the cdfs of the deal's marginals (the players' ranges),
+    ``strategy`` (n, B), ``call_probability`` (n, B), ``value`` (chips, to player 1), ``status`` (HiGHS),
+    ``nash_conv`` (chips), ``iterations`` (simplex), ``verified`` (NashConv <= 1e-9).
+    Learners use the marginals (the ranges each player faces), not the generating distributions.
+    """
+
+    n_cards: int = 10
+    ante: float = 0.5
+    stack: float = 3.0
+    bets: tuple[float, ...] | None = None
+    bet_step: float = 0.1
+    game: BetGame = field(init=False, repr=False, compare=False)
+    name: str = field(default="betgame", init=False)
+
+    def __post_init__(self):
+        game = BetGame(self.n_cards, self.ante, self.stack, self.bets, self.bet_step)
+        object.__setattr__(self, "game", game)
+
+    @property
+    def hand_labels(self) -> list[str]:
+        """Cards ``"1" .. "n"`` as in the paper."""
+        return [str(k + 1) for k in range(self.game.n_cards)]
+
+    @property
+    def action_labels(self) -> list[str]:
+        """``"check"``, ``"bet 0.1"``, ..."""
+        return self.game.action_labels()
+
+    @property
+    def action_values(self) -> list[float]:
+        """Bet sizes in chips (0 = check)."""
+        return list(self.game.bets)
+
+    @property
+    def player_names(self) -> list[str]:
+        return ["P1", "P2"]
+
+    def config(self) -> dict:
+        """The game's parameters (JSON)."""
+        g = self.game
+        return {"n_cards": g.n_cards, "ante": g.ante, "stack": g.stack, "bets": list(g.bets)}
+
+    def solve_range(self, seed: int, start: int, stop: int) -> dict[str, np.ndarray]:
+        """Sample and solve games ``start .. stop-1`` (see :func:`sample_game`); columns as in the class notes."""
+        ids = np.arange(start, stop, dtype=np.int64)
+        draws = [sample_game(seed, k, self.game.n_cards) for k in ids]
+        x1 = np.array([d[0] for d in draws])
+        x2 = np.array([d[1] for d in draws])
+        probs = np.array([d[2] for d in draws])
+        sols = solve_many(probs, game=self.game, verify=True)
+        m1, m2 = marginals(probs)
+        return {
+            "game_id": ids,
+            "seed": np.full(ids.shape, int(seed), dtype=np.int64),
+            "pmf1": x1,
+            "pmf2": x2,
+            "probs": probs,
+            "cdf1": pmf_to_cdf(m1),
+            "cdf2": pmf_to_cdf(m2),
+            "strategy": np.array([s.strategy for s in sols]),
+            "call_probability": np.array([s.call_probability for s in sols]),
+            "value": np.array([s.value for s in sols]),
+            "status": np.array([s.status for s in sols], dtype=object),
+            "nash_conv": np.array([s.nash_conv for s in sols]),
+            "iterations": np.array([s.iterations for s in sols], dtype=np.int64),
+            "verified": np.array([s.verified for s in sols]),
+        }
+
+    def ranges(self, columns: dict[str, np.ndarray]) -> np.ndarray:
+        """The deal's marginals, shape ``(G, 2, n)``: ``probs`` summed over the other player's card."""
+        m1, m2 = marginals(columns["probs"])
+        return np.stack([m1, m2], axis=1)
+
+    def strategies(self, columns: dict[str, np.ndarray]) -> np.ndarray:
+        """Player 1's equilibrium strategies, shape ``(G, n, B)``."""
+        return np.asarray(columns["strategy"], dtype=np.float64)
+
+    def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
+        """Closed-form exploitability (chips) of player 1's ``strategies`` against the stored game values."""
+        return np.atleast_1d(exploitability(columns["probs"], strategies, columns["value"], self.game))

@@ -1,0 +1,84 @@
+"""The protocol through which a game family plugs into rulelearn (which knows no game).
+
+A *game family* is a distribution over game instances (e.g. bet games with random deals) with an exact solver.
+``rulelearn`` stores its solutions (:mod:`rulelearn.database`), learns from its ranges and strategies
+(:mod:`rulelearn.pipeline`) and scores learned strategies with its exploitability. Families are looked up by name
+in :data:`FAMILIES` (module paths as strings, so this layer imports no game).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+__all__ = ["GameFamily", "FAMILIES", "load_family"]
+
+
+@runtime_checkable
+class GameFamily(Protocol):
+    """A family of two-player games with ordered private hands, solvable exactly.
+
+    Attributes
+    ----------
+    name : str
+        Registry name, e.g. ``"betgame"``.
+    hand_labels : sequence of str
+        Names of the ``d`` ordered hands, worst first.
+    action_labels : sequence of str
+        Names of player 1's ``B`` actions, in the order of the strategy's last axis.
+    action_values : sequence of float
+        Numeric size of each action (0 for a passive action such as a check), used to summarise mixes.
+    player_names : sequence of str
+    """
+
+    name: str
+    hand_labels: Sequence[str]
+    action_labels: Sequence[str]
+    action_values: Sequence[float]
+    player_names: Sequence[str]
+
+    def config(self) -> dict[str, Any]:
+        """JSON-serialisable parameters; a database refuses to mix families with different configs."""
+
+    def solve_range(self, seed: int, start: int, stop: int) -> dict[str, np.ndarray]:
+        """Sample and solve games ``start .. stop-1`` of the stream seeded by ``seed``.
+
+        Game ``k`` must depend only on ``(seed, k)``, so that any split into ranges gives the same games. Returns
+        columns of equal length ``stop - start``, including ``"game_id"`` (int64) and ``"verified"`` (bool).
+        """
+
+    def ranges(self, columns: dict[str, np.ndarray]) -> np.ndarray:
+        """Both players' hand distributions, shape ``(G, P, d)`` float64."""
+
+    def strategies(self, columns: dict[str, np.ndarray]) -> np.ndarray:
+        """Player 1's equilibrium strategies, shape ``(G, d, B)`` float64."""
+
+    def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
+        """Player 1's exploitability of ``strategies`` (shape ``(G, d, B)``) in each game, chips, shape ``(G,)``."""
+
+
+#: Registered families: name -> "module:attribute".
+FAMILIES = {
+    "betgame": "games.betgame.family:BetGameFamily",
+}
+
+
+def load_family(name: str, **params) -> GameFamily:
+    """Instantiate a registered family (or ``"module:attribute"``) with ``params``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is neither registered nor a ``module:attribute`` path.
+    """
+    target = FAMILIES.get(name, name)
+    if ":" not in target:
+        raise ValueError(f"unknown game family {name!r}; registered: {sorted(FAMILIES)}")
+    module, attr = target.split(":", 1)
+    factory = getattr(importlib.import_module(module), attr)
+    family = factory(**params)
+    if not isinstance(family, GameFamily):
+        raise ValueError(f"{target} does not implement the GameFamily protocol")
+    return family

@@ -1,0 +1,76 @@
+"""Scores of a learned policy on held-out games: strategy EMD and exploitability."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from rulelearn.distance import output_emd
+
+__all__ = ["PolicyScore", "score_policy"]
+
+
+@dataclass(frozen=True)
+class PolicyScore:
+    """How far a learned policy is from equilibrium on held-out games.
+
+    Attributes
+    ----------
+    learner : str
+        Name of the learner (e.g. ``"tree depth 4"``).
+    representation : str
+        Data representation (e.g. ``"cdf-card"``).
+    size : int
+        What a person memorises, in ``size_unit``.
+    size_unit : str
+        ``"rules"``, ``"medoids"``, ``"games"`` or ``"strategies"``.
+    emd : float
+        Mean output EMD (Algorithm 2) to the equilibrium strategies, in ``[0, 1]``.
+    exploitability_mean, exploitability_median, exploitability_max : float
+        Player 1's exploitability (game value minus best-response payoff), in chips.
+    n_games : int
+        Number of held-out games.
+    """
+
+    learner: str
+    representation: str
+    size: int
+    size_unit: str
+    emd: float
+    exploitability_mean: float
+    exploitability_median: float
+    exploitability_max: float
+    n_games: int
+
+    def as_row(self) -> dict:
+        """The score as a flat dict (a table row)."""
+        return asdict(self)
+
+
+def score_policy(learner: str, representation: str, size: tuple[int, str], predicted, truth,
+                 exploitability) -> PolicyScore:
+    """Score predicted strategies against the equilibrium strategies of the same games.
+
+    Parameters
+    ----------
+    learner, representation : str
+    size : (int, str)
+        ``model_size`` of the learner.
+    predicted, truth : array_like of float, shape ``(G, d, B)``
+    exploitability : array_like of float, shape ``(G,)``
+        Exploitability of each predicted strategy, in chips.
+
+    Returns
+    -------
+    PolicyScore
+    """
+    pred = np.asarray(predicted, dtype=np.float64)
+    true = np.asarray(truth, dtype=np.float64)
+    if pred.shape != true.shape:
+        raise ValueError(f"predicted and truth must have the same shape, got {pred.shape} and {true.shape}")
+    e = np.asarray(exploitability, dtype=np.float64)
+    if e.shape != (pred.shape[0],):
+        raise ValueError(f"exploitability must have shape ({pred.shape[0]},), got {e.shape}")
+    return PolicyScore(learner, representation, int(size[0]), str(size[1]), float(np.mean(output_emd(pred, true))),
+                       float(e.mean()), float(np.median(e)), float(e.max()), int(pred.shape[0]))
