@@ -18,8 +18,8 @@ Yusuf (2017, *Games* 8(4)), corrected:
 * ``ante`` is not assumed to be the whole "other" payoff: the baseline ``sum probs * strategy * ante`` is
   evaluated, so a strategy whose rows sum to 1 only within rounding is scored consistently.
 
-Player 1's best response is a maximum over bets, card by card. Both are O(n^2 B) per deal and compiled with numba,
-parallel over a batch of deals.
+Player 1's best response is a maximum over bets, card by card. Both are O(n^2 B) per deal and compiled with numba;
+batches of at least ``PARALLEL_MIN_BATCH`` deals run in parallel over deals.
 """
 
 from __future__ import annotations
@@ -42,73 +42,121 @@ __all__ = [
 ]
 
 
-@njit(cache=True, parallel=True, fastmath=False)
-def _p2_best_response_kernel(probs, strategy, bets, ante, call_out, store_call):  # pragma: no cover - numba
-    n_games, n, _ = probs.shape
+@njit(cache=True)
+def _p2_one(probs, strategy, bets, ante, call_out, store_call):  # pragma: no cover - numba
+    """Player 1's payoff against player 2's best response in one deal; optionally write the calls."""
+    n = probs.shape[0]
     n_bets = bets.shape[0]
-    value = np.empty(n_games)
-    for g in prange(n_games):
-        gain = np.zeros((n, n_bets))
-        base = 0.0
-        for i in range(n):
-            row_mass = 0.0
+    gain = np.zeros((n, n_bets))
+    base = 0.0
+    for i in range(n):
+        row_mass = 0.0
+        for j in range(n):
+            w = probs[i, j]
+            if w == 0.0 or i == j:
+                continue
+            row_mass += w
+            if i < j:  # player 1 holds the worse card: a call wins pot + bet
+                for b in range(n_bets):
+                    gain[j, b] += w * strategy[i, b] * (2.0 * ante + bets[b])
+            else:  # player 1 holds the better card: a call loses the bet
+                for b in range(n_bets):
+                    gain[j, b] -= w * strategy[i, b] * bets[b]
+        played = 0.0
+        for b in range(n_bets):
+            played += strategy[i, b]
+        base += row_mass * played * ante
+    total = 0.0
+    for j in range(n):
+        for b in range(n_bets):
+            call = bets[b] == 0.0 or gain[j, b] >= 0.0
+            if call:
+                total += gain[j, b]
+            if store_call:
+                call_out[j, b] = 1.0 if call else 0.0
+    return base - total
+
+
+@njit(cache=True)
+def _p1_one(probs, call, bets, ante, strategy_out, store_strategy):  # pragma: no cover - numba
+    """Player 1's best-response payoff against call probabilities in one deal; optionally write the bets."""
+    n = probs.shape[0]
+    n_bets = bets.shape[0]
+    total = 0.0
+    for i in range(n):
+        best = -np.inf
+        best_b = 0
+        for b in range(n_bets):
+            s = bets[b]
+            ev = 0.0
             for j in range(n):
-                w = probs[g, i, j]
+                w = probs[i, j]
                 if w == 0.0 or i == j:
                     continue
-                row_mass += w
-                if i < j:  # player 1 holds the worse card: a call wins pot + bet
-                    for b in range(n_bets):
-                        gain[j, b] += w * strategy[g, i, b] * (2.0 * ante + bets[b])
-                else:  # player 1 holds the better card: a call loses the bet
-                    for b in range(n_bets):
-                        gain[j, b] -= w * strategy[g, i, b] * bets[b]
-            played = 0.0
+                c = 1.0 if s == 0.0 else call[j, b]
+                showdown = ante + s if i > j else -(ante + s)
+                ev += w * ((1.0 - c) * ante + c * showdown)
+            if ev > best:
+                best = ev
+                best_b = b
+        total += best
+        if store_strategy:
             for b in range(n_bets):
-                played += strategy[g, i, b]
-            base += row_mass * played * ante
-        total = 0.0
-        for j in range(n):
-            for b in range(n_bets):
-                call = bets[b] == 0.0 or gain[j, b] >= 0.0
-                if call:
-                    total += gain[j, b]
-                if store_call:
-                    call_out[g, j, b] = 1.0 if call else 0.0
-        value[g] = base - total
+                strategy_out[i, b] = 0.0
+            strategy_out[i, best_b] = 1.0
+    return total
+
+
+# One body per best response, two drivers: a serial loop for small batches (a parallel region costs more than
+# a deal) and a prange loop for large ones. ``out`` is (G, n, B) when storing, else a (1, n, B) dummy.
+@njit(cache=True)
+def _p2_serial(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
+    value = np.empty(probs.shape[0])
+    for g in range(probs.shape[0]):
+        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g if store else 0], store)
     return value
 
 
-@njit(cache=True, parallel=True, fastmath=False)
-def _p1_best_response_kernel(probs, call, bets, ante, strategy_out, store_strategy):  # pragma: no cover
-    n_games, n, _ = probs.shape
-    n_bets = bets.shape[0]
-    value = np.empty(n_games)
-    for g in prange(n_games):
-        total = 0.0
-        for i in range(n):
-            best = -np.inf
-            best_b = 0
-            for b in range(n_bets):
-                s = bets[b]
-                ev = 0.0
-                for j in range(n):
-                    w = probs[g, i, j]
-                    if w == 0.0 or i == j:
-                        continue
-                    c = 1.0 if s == 0.0 else call[g, j, b]
-                    showdown = ante + s if i > j else -(ante + s)
-                    ev += w * ((1.0 - c) * ante + c * showdown)
-                if ev > best:
-                    best = ev
-                    best_b = b
-            total += best
-            if store_strategy:
-                for b in range(n_bets):
-                    strategy_out[g, i, b] = 0.0
-                strategy_out[g, i, best_b] = 1.0
-        value[g] = total
+@njit(cache=True, parallel=True)
+def _p2_parallel(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
+    value = np.empty(probs.shape[0])
+    for g in prange(probs.shape[0]):
+        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g if store else 0], store)
     return value
+
+
+@njit(cache=True)
+def _p1_serial(probs, call, bets, ante, out, store):  # pragma: no cover - numba
+    value = np.empty(probs.shape[0])
+    for g in range(probs.shape[0]):
+        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g if store else 0], store)
+    return value
+
+
+@njit(cache=True, parallel=True)
+def _p1_parallel(probs, call, bets, ante, out, store):  # pragma: no cover - numba
+    value = np.empty(probs.shape[0])
+    for g in prange(probs.shape[0]):
+        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g if store else 0], store)
+    return value
+
+
+#: Batches of at least this many deals use the parallel drivers.
+PARALLEL_MIN_BATCH = 256
+
+
+def _p2_best_response_kernel(probs, strategy, bets, ante, out, store):
+    run = _p2_parallel if probs.shape[0] >= PARALLEL_MIN_BATCH else _p2_serial
+    return run(probs, strategy, bets, ante, out, store)
+
+
+def _p1_best_response_kernel(probs, call, bets, ante, out, store):
+    run = _p1_parallel if probs.shape[0] >= PARALLEL_MIN_BATCH else _p1_serial
+    return run(probs, call, bets, ante, out, store)
+
+
+def _dummy(n: int, n_bets: int) -> np.ndarray:
+    return np.empty((1, n, n_bets))
 
 
 def _as_batch(arr: np.ndarray) -> np.ndarray:
@@ -242,7 +290,8 @@ def exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_GAME):
     p = game.check_deal(probs)
     x = game.check_strategy(strategy, batch=game.batch_size(p))
     pb, xb = _as_batch(p), _as_batch(x)
-    worst = _p2_best_response_kernel(pb, xb, game.bet_array, float(game.ante), np.empty((1, 1, 1)), False)
+    dummy = _dummy(pb.shape[1], game.n_bets)
+    worst = _p2_best_response_kernel(pb, xb, game.bet_array, float(game.ante), dummy, False)
     if value is None:
         from games.betgame.lp import solve_many
 
@@ -283,7 +332,7 @@ def nash_conv(probs, strategy, call_probability, game: BetGame = DEFAULT_GAME):
     x = game.check_strategy(strategy, batch=batch)
     c = game.check_call_probability(call_probability, batch=batch)
     pb, xb, cb = _as_batch(p), _as_batch(x), _as_batch(c)
-    dummy = np.empty((1, 1, 1))
+    dummy = _dummy(pb.shape[1], game.n_bets)
     bets, ante = game.bet_array, float(game.ante)
     best1 = _p1_best_response_kernel(pb, cb, bets, ante, dummy, False)
     worst1 = _p2_best_response_kernel(pb, xb, bets, ante, dummy, False)
