@@ -18,9 +18,11 @@ from games.betgame.best_response import (
 )
 from games.betgame.lp import VERIFY_TOLERANCE, BetGameSolution, solve, solve_many
 from games.betgame.rules import DEFAULT_GAME, BetGame
+from games.betgame.tree import BetGameTree
 
 __all__ = [
     "BetGame",
+    "BetGameTree",
     "DEFAULT_GAME",
     "BetGameSolution",
     "VERIFY_TOLERANCE",

@@ -1,0 +1,80 @@
+"""One solver core for two-player zero-sum extensive-form poker games (see ``DESIGN.md``, "The solver core").
+
+* :mod:`games.core.tree` -- the game interface: a public tree over private hands with range vectors, and the
+  terminal evaluator ``values(node, player, opp_reach)``;
+* :mod:`games.core.check` -- :func:`check_game`, which simulates any game against the interface;
+* :mod:`games.core.policy` -- behaviour strategies and their validation;
+* :mod:`games.core.best_response` -- best response, NashConv and exploitability;
+* :mod:`games.core.sequence_lp` -- the sequence-form LP (Koller, Megiddo & von Stengel 1996) solved with HiGHS;
+* :mod:`games.core.cfr` -- vanilla CFR, CFR+ and Discounted CFR as parameters of one compiled loop.
+
+Games implementing the interface: :class:`games.kuhn.KuhnPoker`, :class:`games.leduc.LeducHoldem` and
+:class:`games.betgame.BetGameTree`.
+"""
+
+from games.core.best_response import (
+    BestResponse,
+    ExploitabilityResult,
+    best_response,
+    expected_value,
+    exploitability,
+)
+from games.core.check import GameCheckReport, check_game
+from games.core.cfr import CFRConfig, CFRResult, solve_cfr, VARIANTS
+from games.core.policy import Policy
+from games.core.sequence_lp import SequenceFormSolution, solve_lp
+from games.core.tree import CHANCE, DECISION, TERMINAL, Game, NodeSpec, PublicTree
+
+__all__ = [
+    "CHANCE",
+    "DECISION",
+    "TERMINAL",
+    "Game",
+    "NodeSpec",
+    "PublicTree",
+    "Policy",
+    "check_game",
+    "GameCheckReport",
+    "exploitability",
+    "expected_value",
+    "best_response",
+    "ExploitabilityResult",
+    "BestResponse",
+    "solve_lp",
+    "SequenceFormSolution",
+    "solve_cfr",
+    "CFRConfig",
+    "CFRResult",
+    "VARIANTS",
+    "load_game",
+    "GAMES",
+]
+
+#: Game names accepted by :func:`load_game`.
+GAMES = ("kuhn", "leduc", "betgame")
+
+
+def load_game(name: str) -> Game:
+    """Construct a game by name: ``"kuhn"``, ``"leduc"`` or ``"betgame"`` (the paper's bet game on the uniform
+    deal of 10 cards).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    key = str(name).strip().lower()
+    if key == "kuhn":
+        from games.kuhn import KuhnPoker
+
+        return KuhnPoker()
+    if key == "leduc":
+        from games.leduc import LeducHoldem
+
+        return LeducHoldem()
+    if key == "betgame":
+        from games.betgame.tree import BetGameTree
+        from rulelearn.distributions import uniform_deal
+
+        return BetGameTree(uniform_deal(10))
+    raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")

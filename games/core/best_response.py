@@ -1,0 +1,254 @@
+"""Best response, expected value, NashConv and exploitability over the public tree of any :class:`Game`.
+
+The best response of player ``p`` to the opponent's fixed behaviour strategy is computed in one bottom-up pass
+with range vectors (Johanson et al. 2011, "Accelerating best response calculation in large extensive games",
+public-tree traversal): the opponent's reach is pushed down the tree, terminal counterfactual values come from
+the game's evaluator, chance nodes and opponent nodes sum their children, and at ``p``'s own decision nodes the
+value of each hand is the maximum over actions. The best-response value is the sum over ``p``'s hands at the
+root (the deal probabilities are in the counterfactual values).
+
+Terms (two-player zero-sum, payoffs in chips):
+
+* ``best_response_values[p]``: the expected payoff of player ``p``'s best response against the other player's
+  strategy in the policy;
+* ``NashConv = sum_p (best_response_values[p] - u_p(policy))``; with zero sum this is
+  ``best_response_values[0] + best_response_values[1]`` (Lanctot et al. 2017);
+* ``exploitability = NashConv / 2``: the average gain of a best responder over the two seats, the quantity
+  OpenSpiel's ``exploitability.exploitability`` returns and the usual "exploitability" of CFR papers (e.g.
+  Bowling et al. 2015 report it in mbb/g).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.core import _kernels as K
+from games.core.policy import Policy
+from games.core.tree import Game
+
+__all__ = ["ExploitabilityResult", "exploitability", "best_response", "expected_value", "BestResponse"]
+
+
+@dataclass(frozen=True)
+class ExploitabilityResult:
+    """Best-response values, NashConv and exploitability of a policy (all in chips unless stated).
+
+    Attributes
+    ----------
+    best_response_values : tuple of (float, float)
+        ``(v1, v2)``: player 1's payoff when he best-responds to player 2's strategy, and player 2's payoff when
+        he best-responds to player 1's.
+    policy_values : tuple of (float, float)
+        ``(u, -u)``: each player's expected payoff when both follow the policy.
+    nash_conv : float
+        ``v1 + v2`` = the sum of both players' gains from deviating to a best response; >= 0, 0 exactly at a
+        Nash equilibrium.
+    exploitability : float
+        ``nash_conv / 2`` (OpenSpiel's ``exploitability``).
+    pot : float
+        The game's pot at the root in chips, for relative figures.
+    big_blind : float or None
+        Big blind in chips, or ``None`` when the game has none (then mbb/g is ``None``).
+    """
+
+    best_response_values: tuple
+    policy_values: tuple
+    nash_conv: float
+    exploitability: float
+    pot: float
+    big_blind: float | None = None
+
+    @property
+    def exploitability_fraction_of_pot(self) -> float:
+        """Exploitability divided by the root pot (dimensionless)."""
+        return self.exploitability / self.pot
+
+    @property
+    def exploitability_mbb(self) -> float | None:
+        """Exploitability in milli-big-blinds per game (``1000 * chips / big_blind``), or ``None`` without a big
+        blind (Kuhn, Leduc and the bet game have antes only)."""
+        return None if self.big_blind is None else 1000.0 * self.exploitability / self.big_blind
+
+    @property
+    def deviation_gains(self) -> tuple:
+        """Each player's gain from deviating to a best response, ``best_response_values[p] - policy_values[p]``
+        in chips; they sum to NashConv."""
+        return tuple(b - u for b, u in zip(self.best_response_values, self.policy_values))
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """A pure best response of one player.
+
+    Attributes
+    ----------
+    player : int
+        The responding player (0 or 1).
+    value : float
+        His expected payoff in chips against the opponent's strategy.
+    hand_values : numpy.ndarray of float64, shape ``(H_player,)``
+        Counterfactual value of each of his hands at the root (deal probability included; they sum to ``value``).
+    policy : Policy
+        The input policy with the responder's strategy replaced by the (pure) best response; ties go to the
+        first action in the tree's order.
+    """
+
+    player: int
+    value: float
+    hand_values: np.ndarray
+    policy: Policy
+
+
+class _Evaluator:
+    """Arrays of one game, laid out for the compiled passes; reused across calls."""
+
+    def __init__(self, game: Game):
+        t = game.tree
+        self.game = game
+        self.hands = np.asarray(game.num_hands, dtype=np.int64)
+        self.term_index, self.payoff = game.terminal_payoffs()
+        n, hm = t.n_nodes, game.max_hands
+        self.reach = np.zeros((2, n, hm))
+        self.cfv = np.zeros((n, hm))
+        self.best = np.zeros((n, hm), dtype=np.int32)
+        self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
+        self.out = np.zeros(3)
+        self.buffer = np.ones((n, hm))
+        self._dummy = np.zeros((1, 1))
+
+    def _writable(self, probs):
+        """Compiled passes take writable C arrays (read-only arrays are a different numba type)."""
+        if probs.flags.writeable and probs.flags.c_contiguous and probs.dtype == np.float64:
+            return probs
+        self.buffer[...] = probs
+        return self.buffer
+
+    def forward(self, probs):
+        t = self.game.tree
+        K.forward(t.kind, t.player, t.parent, self.hands, self._writable(probs), self.reach)
+
+    def backward(self, p, mode, probs):
+        """Root counterfactual values of player ``p``'s hands (after :meth:`forward`)."""
+        t = self.game.tree
+        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term_index, self.payoff,
+                   self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
+                   self.best)
+        return self.cfv[0, :self.hands[p]].copy()
+
+    def evaluate(self, probs: np.ndarray, weights: np.ndarray | None = None):
+        """``(br_values (2,), value_p1)`` for an edge-layout policy array; with ``weights``, ``probs`` is first
+        overwritten with ``weights`` normalised per information set."""
+        t = self.game.tree
+        if weights is None:
+            probs = self._writable(probs)
+        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term_index, self.payoff,
+                   self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
+                   weights is not None, probs, self.reach, self.cfv, self.best, self.out)
+        return self.out[:2].copy(), float(self.out[2])
+
+
+_CACHE: dict = {}
+
+
+def _evaluator(game: Game) -> _Evaluator:
+    ev = _CACHE.get(id(game))
+    if ev is None or ev.game is not game:
+        if len(_CACHE) > 32:
+            _CACHE.clear()
+        ev = _CACHE[id(game)] = _Evaluator(game)
+    return ev
+
+
+def _as_policy(game: Game, policy) -> Policy:
+    if isinstance(policy, Policy):
+        if policy.game is not game:
+            raise ValueError("the policy belongs to a different game object")
+        return policy
+    if isinstance(policy, dict):
+        return Policy.from_dict(game, policy)
+    return Policy(game, policy)
+
+
+def result_from_values(game: Game, br: np.ndarray, value: float) -> ExploitabilityResult:
+    """Assemble an :class:`ExploitabilityResult` from best-response values and player 1's policy value."""
+    nash_conv = float(br[0] + br[1])
+    return ExploitabilityResult(
+        best_response_values=(float(br[0]), float(br[1])),
+        policy_values=(float(value), -float(value)),
+        nash_conv=nash_conv,
+        exploitability=nash_conv / 2.0,
+        pot=float(game.pot),
+        big_blind=game.big_blind,
+    )
+
+
+def exploitability(game: Game, policy) -> ExploitabilityResult:
+    """Best-response values, NashConv and exploitability (NashConv / 2) of a policy, in chips.
+
+    Parameters
+    ----------
+    game : Game
+    policy : Policy, dict or array_like
+        A :class:`Policy`, a ``{node: (H_p, n_actions)}`` dict (see :meth:`Policy.from_dict`) or an edge-layout
+        array of shape ``(N, Hm)``.
+
+    Returns
+    -------
+    ExploitabilityResult
+
+    Raises
+    ------
+    ValueError
+        If the policy is invalid (negative or non-normalised rows, a missing node, wrong shape).
+
+    Examples
+    --------
+    >>> from games.kuhn import KuhnPoker
+    >>> from games.core import Policy, exploitability
+    >>> g = KuhnPoker()
+    >>> round(exploitability(g, Policy.uniform(g)).exploitability, 6)
+    0.458333
+    """
+    pol = _as_policy(game, policy)
+    br, value = _evaluator(game).evaluate(pol.probs)
+    return result_from_values(game, br, value)
+
+
+def expected_value(game: Game, policy) -> float:
+    """Player 1's expected payoff in chips when both players follow ``policy`` (player 2 gets the negative).
+
+    Raises
+    ------
+    ValueError
+        If the policy is invalid.
+    """
+    pol = _as_policy(game, policy)
+    ev = _evaluator(game)
+    ev.forward(pol.probs)
+    return float(ev.backward(0, K.MODE_EXPECTED, pol.probs).sum())
+
+
+def best_response(game: Game, policy, player: int) -> BestResponse:
+    """A pure best response of ``player`` (0 or 1) to the other player's strategy in ``policy``.
+
+    Raises
+    ------
+    ValueError
+        If the policy is invalid or ``player`` is not 0 or 1.
+    """
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    pol = _as_policy(game, policy)
+    ev = _evaluator(game)
+    t = game.tree
+    ev.forward(pol.probs)
+    hv = ev.backward(player, K.MODE_BEST_RESPONSE, pol.probs)
+    probs = np.array(pol.probs)
+    hp = game.num_hands[player]
+    for n in t.decision_nodes(player):
+        kids = t.children(n)
+        probs[kids.start:kids.stop, :hp] = 0.0
+        probs[ev.best[n, :hp], np.arange(hp)] = 1.0
+    return BestResponse(player, float(hv.sum()), hv, Policy(game, probs))

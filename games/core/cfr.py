@@ -1,0 +1,372 @@
+"""The CFR family -- vanilla CFR, CFR+ and Discounted CFR -- as parameters of one vectorised loop.
+
+Counterfactual regret minimisation (Zinkevich et al. 2007; notation as in Bertsimas & Paskov 2022, Section
+2.3): at every information set ``I = (public node, hand)`` of player ``i`` the instantaneous regret of action
+``a`` on iteration ``t`` is ``r^t(I, a) = v_i(I, a) - v_i(I)``, the difference of counterfactual values (the
+opponent's and chance's reach are inside ``v``); the next strategy is regret matching on the accumulated regret
+``R^t``; the output is the average strategy weighted by the player's own reach. Here one pass over the flattened
+public tree updates every hand at once (range vectors, as in DeepStack and postflop solvers), compiled with numba.
+
+One loop, four knobs (:class:`CFRConfig`):
+
+``alternating``
+    Update player 1, then player 2 against player 1's new strategy (Tammelin 2014), instead of both players
+    simultaneously against the same profile.
+``regret_matching_plus``
+    Regret matching+ (Tammelin 2014; Bowling et al. 2015): accumulated regrets are clipped at 0 after each
+    update. Equivalent to discounting negative regrets by 0 every iteration.
+``alpha``, ``beta``
+    Discounted CFR (Brown & Sandholm 2019): after iteration ``t`` positive accumulated regrets are multiplied by
+    ``t^alpha / (t^alpha + 1)`` and negative ones by ``t^beta / (t^beta + 1)``. ``None`` (or ``inf``) means no
+    discount; ``beta = -inf`` zeroes negative regrets (as regret matching+ does).
+``gamma``, ``averaging_delay``
+    Iteration ``t`` contributes to the average strategy with weight ``(t - delay)^gamma`` (0 for ``t <= delay``):
+    ``gamma = 0`` is CFR's uniform average, ``gamma = 1`` linear averaging (CFR+; Tammelin 2014 proposes a delay,
+    in practice delay-free linear averaging is used), ``gamma = 2`` DCFR's default.
+
+The named variants (:data:`VARIANTS`):
+
+=========  =========  ===========  =====  ====  =====
+variant    alternate  RM+          alpha  beta  gamma
+=========  =========  ===========  =====  ====  =====
+``cfr``    no         no           --     --    0
+``cfr+``   yes        yes          --     --    1
+``dcfr``   yes        no           1.5    0     2
+=========  =========  ===========  =====  ====  =====
+
+Parameter ranges (validated, ``ValueError`` otherwise):
+
+* ``alpha`` in ``[0, inf]`` or ``None``. A negative alpha makes the factor ``t^alpha / (t^alpha + 1)`` fall
+  below 1/2 and tend to 0, so positive regrets would be forgotten ever faster; Brown & Sandholm's discounting
+  keeps the factor rising towards 1, which needs ``alpha >= 0``.
+* ``beta`` in ``[-inf, inf]`` or ``None``; no ordering with ``alpha`` is required (``beta > alpha``, discounting
+  negative regrets less than positive ones, is a legal if unusual choice). It must be ``None`` when
+  ``regret_matching_plus`` is set, which already fixes negative regrets to 0.
+* ``gamma`` finite and ``>= 0`` (a negative gamma would weight early, poor iterations most).
+* ``averaging_delay`` an integer ``>= 0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.core import _kernels as K
+from games.core.best_response import ExploitabilityResult, _evaluator, result_from_values
+from games.core.policy import Policy
+from games.core.tree import DECISION, Game
+
+__all__ = ["CFRConfig", "CFRResult", "VARIANTS", "solve_cfr", "variant"]
+
+
+def _check_real(name: str, value, allow_none: bool = True) -> float | None:
+    if value is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} must be a number, got None")
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(v):
+        raise ValueError(f"{name} must not be NaN")
+    return v
+
+
+@dataclass(frozen=True)
+class CFRConfig:
+    """Parameters of the CFR loop (see the module docstring for their meaning, ranges and sources).
+
+    Parameters
+    ----------
+    alpha : float or None, default None
+        Positive-regret discount exponent; ``None`` or ``inf``: no discount.
+    beta : float or None, default None
+        Negative-regret discount exponent; ``None`` or ``inf``: no discount; ``-inf``: clip at 0.
+    gamma : float, default 0
+        Average-strategy weight exponent.
+    regret_matching_plus : bool, default False
+        Clip accumulated regrets at 0 (CFR+).
+    alternating : bool, default False
+        Alternating instead of simultaneous updates.
+    averaging_delay : int, default 0
+        Iterations ``t <= averaging_delay`` do not enter the average.
+    name : str, default "custom"
+        A label for logs and results.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range (see the module docstring).
+    """
+
+    alpha: float | None = None
+    beta: float | None = None
+    gamma: float = 0.0
+    regret_matching_plus: bool = False
+    alternating: bool = False
+    averaging_delay: int = 0
+    name: str = "custom"
+
+    def __post_init__(self):
+        alpha = _check_real("alpha", self.alpha)
+        if alpha is not None and alpha < 0:
+            raise ValueError(f"alpha must be >= 0 (or None / inf for no discount of positive regrets), got {alpha!r}")
+        if alpha == math.inf:
+            alpha = None
+        beta = _check_real("beta", self.beta)
+        if beta == math.inf:
+            beta = None
+        if self.regret_matching_plus and beta is not None:
+            raise ValueError("regret_matching_plus=True already sets negative regrets to 0; leave beta=None "
+                             f"(got beta={beta!r})")
+        gamma = _check_real("gamma", self.gamma, allow_none=False)
+        if not (0.0 <= gamma < math.inf):
+            raise ValueError(f"gamma must be finite and >= 0, got {gamma!r}")
+        delay = self.averaging_delay
+        if isinstance(delay, bool) or int(delay) != delay or delay < 0:
+            raise ValueError(f"averaging_delay must be an integer >= 0, got {delay!r}")
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "averaging_delay", int(delay))
+        object.__setattr__(self, "regret_matching_plus", bool(self.regret_matching_plus))
+        object.__setattr__(self, "alternating", bool(self.alternating))
+
+    def _kernel_params(self):
+        def kind(x, neg_inf_kind):
+            if x is None:
+                return 0.0, 1
+            if x == -math.inf:
+                return 0.0, neg_inf_kind
+            return float(x), 0
+
+        alpha, alpha_kind = kind(self.alpha, 2)
+        if self.regret_matching_plus:
+            beta, beta_kind = 0.0, 2
+        else:
+            beta, beta_kind = kind(self.beta, 2)
+        return alpha, alpha_kind, beta, beta_kind, self.gamma, self.averaging_delay, self.alternating
+
+
+#: The named members of the family.
+VARIANTS = {
+    "cfr": CFRConfig(name="cfr"),
+    "cfr+": CFRConfig(regret_matching_plus=True, alternating=True, gamma=1.0, name="cfr+"),
+    "dcfr": CFRConfig(alpha=1.5, beta=0.0, gamma=2.0, alternating=True, name="dcfr"),
+}
+
+
+def variant(method, **overrides) -> CFRConfig:
+    """A :class:`CFRConfig` from a variant name (``"cfr"``, ``"cfr+"``, ``"dcfr"``) or a config, with fields
+    overridden (e.g. ``variant("dcfr", alpha=2.0)``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, an unknown field or an out-of-range value.
+    """
+    if isinstance(method, CFRConfig):
+        config = method
+    else:
+        key = str(method).strip().lower()
+        if key not in VARIANTS:
+            raise ValueError(f"unknown CFR variant {method!r}; choose one of {', '.join(VARIANTS)}")
+        config = VARIANTS[key]
+    if not overrides:
+        return config
+    fields = {f.name for f in dataclasses.fields(CFRConfig)}
+    unknown = set(overrides) - fields
+    if unknown:
+        raise ValueError(f"unknown CFR parameter(s) {sorted(unknown)}; known: {sorted(fields)}")
+    return dataclasses.replace(config, **overrides)
+
+
+@dataclass(frozen=True)
+class CFRResult:
+    """Outcome of :func:`solve_cfr`.
+
+    Attributes
+    ----------
+    policy : Policy
+        The average strategy profile (weighted as the config says): the approximate equilibrium.
+    current_policy : Policy
+        The last iterate's strategy profile.
+    exploitability : ExploitabilityResult
+        Best-response values, NashConv and exploitability (NashConv / 2) of ``policy``, chips.
+    iterations : int
+        Iterations run.
+    seconds : float
+        Wall time in seconds, exploitability checks included.
+    converged : bool
+        True when ``target`` was given and reached.
+    target : float or None
+        The target exploitability in chips.
+    config : CFRConfig
+        The parameters used.
+    log_iterations : numpy.ndarray of int64, shape ``(L,)``
+        Iteration counts at which the exploitability of the average policy was measured.
+    log_exploitability : numpy.ndarray of float64, shape ``(L,)``
+        Exploitability (NashConv / 2, chips) at those iterations.
+    log_seconds : numpy.ndarray of float64, shape ``(L,)``
+        Wall time since the start at those iterations.
+    """
+
+    policy: Policy
+    current_policy: Policy
+    exploitability: ExploitabilityResult
+    iterations: int
+    seconds: float
+    converged: bool
+    target: float | None
+    config: CFRConfig
+    log_iterations: np.ndarray
+    log_exploitability: np.ndarray
+    log_seconds: np.ndarray
+
+    @property
+    def value(self) -> float:
+        """Player 1's expected payoff under ``policy`` in chips (an estimate of the game value)."""
+        return self.exploitability.policy_values[0]
+
+
+class _State:
+    """Regrets, strategies and average weights of one run, in the edge layout."""
+
+    def __init__(self, game: Game):
+        t = game.tree
+        n, hm = t.n_nodes, game.max_hands
+        self.game = game
+        self.hands = np.asarray(game.num_hands, dtype=np.int64)
+        self.term_index, self.payoff = game.terminal_payoffs()
+        self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
+        self.strat = np.ones((n, hm))
+        self.regret = np.zeros((n, hm))
+        self.avg = np.zeros((n, hm))
+        self.reach = np.zeros((2, n, hm))
+        self.cfv = np.zeros((n, hm))
+        self.buffer = np.ones((n, hm))
+        for p in (0, 1):
+            K.regret_matching(self.nodes[p], t.child_start, t.num_children, self.hands[p], self.regret, self.strat)
+
+    def run(self, t0: int, n_iter: int, params) -> None:
+        t = self.game.tree
+        K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children,
+                         self.term_index, self.payoff, self.hands, self.nodes[0], self.nodes[1], self.strat, self.regret, self.avg, self.reach, self.cfv, *params)
+
+    def average(self) -> np.ndarray:
+        t = self.game.tree
+        for p in (0, 1):
+            K.normalise(self.nodes[p], t.child_start, t.num_children, self.hands[p], self.avg, self.buffer)
+        return self.buffer
+
+    def current(self) -> np.ndarray:
+        out = np.array(self.strat)
+        t = self.game.tree
+        out[1:][t.kind[t.parent[1:]] != DECISION] = 1.0
+        out[0] = 1.0
+        return out
+
+
+def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float | None = None,
+              check_every: int = 1, progress: bool = False, **overrides) -> CFRResult:
+    """Approximate a Nash equilibrium with a member of the CFR family.
+
+    Parameters
+    ----------
+    game : Game
+        Any game implementing the interface of :mod:`games.core.tree`.
+    method : str or CFRConfig, default "dcfr"
+        ``"cfr"``, ``"cfr+"``, ``"dcfr"`` or a :class:`CFRConfig`.
+    iterations : int, default 1000
+        Maximum number of iterations.
+    target : float, optional
+        Stop as soon as the exploitability (NashConv / 2, chips) of the average policy is at most ``target``.
+    check_every : int, default 1
+        Measure the exploitability every this many iterations (and at the last one); each measurement is one
+        entry of the log. 1 logs every iteration.
+    progress : bool, default False
+        Show a tqdm progress bar (rate, ETA, current exploitability) on stderr.
+    **overrides
+        Fields of :class:`CFRConfig` to override, e.g. ``alpha=2.0``.
+
+    Returns
+    -------
+    CFRResult
+
+    Raises
+    ------
+    ValueError
+        Unknown method, out-of-range parameters, ``iterations < 1``, ``check_every < 1`` or a negative/NaN
+        ``target``.
+
+    Examples
+    --------
+    >>> from games.kuhn import KuhnPoker
+    >>> res = solve_cfr(KuhnPoker(), "dcfr", iterations=2000, target=1e-4)
+    >>> res.converged, round(res.value, 2)
+    (True, -0.06)
+    """
+    config = variant(method, **overrides)
+    if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if isinstance(check_every, bool) or int(check_every) != check_every or check_every < 1:
+        raise ValueError(f"check_every must be an integer >= 1, got {check_every!r}")
+    if target is not None:
+        target = _check_real("target", target)
+        if target < 0:
+            raise ValueError(f"target exploitability must be >= 0 chips, got {target!r}")
+    iterations, check_every = int(iterations), int(check_every)
+    params = config._kernel_params()
+    state = _State(game)
+    evaluator = _evaluator(game)
+    log_it, log_ex, log_s = [], [], []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=iterations, unit="it", desc=f"{config.name} {game.name}", dynamic_ncols=True)
+    start = time.perf_counter()
+    done = 0
+    converged = False
+    try:
+        while done < iterations:
+            step = min(check_every, iterations - done)
+            state.run(done, step, params)
+            done += step
+            br, value = evaluator.evaluate(state.buffer, state.avg)
+            expl = 0.5 * (br[0] + br[1])
+            log_it.append(done)
+            log_ex.append(expl)
+            log_s.append(time.perf_counter() - start)
+            if bar is not None:
+                bar.update(step)
+                bar.set_postfix(exploitability=f"{expl:.3g}", refresh=False)
+            if target is not None and expl <= target:
+                converged = True
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - start
+    last = result_from_values(game, br, value)
+    policy = Policy(game, state.average().copy())
+    return CFRResult(
+        policy=policy,
+        current_policy=Policy(game, state.current()),
+        exploitability=last,
+        iterations=done,
+        seconds=seconds,
+        converged=converged,
+        target=target,
+        config=config,
+        log_iterations=np.asarray(log_it, dtype=np.int64),
+        log_exploitability=np.asarray(log_ex, dtype=np.float64),
+        log_seconds=np.asarray(log_s, dtype=np.float64),
+    )
