@@ -42,9 +42,8 @@ def cmd_generate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from rulelearn.experiment import (
-        default_learners, depth_curve, evaluate, format_scores, plot_depth_curve, split_games,
-    )
+    from rulelearn.experiment import default_learners, depth_curve, evaluate, format_scores, split_games
+    from rulelearn.plots import plot_depth_curve, plot_strategies
     from rulelearn.rules import describe_strategy, format_rule
 
     t0 = time.perf_counter()
@@ -85,11 +84,17 @@ def cmd_demo(args) -> int:
     import pandas as pd
 
     pd.DataFrame([s.as_row() for s in scores]).to_csv(out / "scores.csv", index=False)
+    medoids = c2t.learner_.kmedoids_
+    plot_strategies(medoids.medoid_targets_, out / "canonical_games.png",
+                    titles=[f"canonical game {k + 1}" for k in range(len(medoids.medoid_indices_))],
+                    action_labels=labels, hand_labels=hands,
+                    suptitle="Player 1's equilibrium strategy in the five canonical (medoid) games")
     best = curve.loc[curve["exploitability"].idxmin()]
     print(f"\nError vs depth: {out / 'error_vs_depth.png'} (table {out / 'error_vs_depth.csv'}); lowest mean "
           f"exploitability {best['exploitability']:.4f} chips with representation {best['representation']} at "
           f"depth {int(best['depth'])} ({int(best['rules'])} rules).")
-    print(f"Scores: {out / 'scores.csv'}. Finished in {time.perf_counter() - t0:.0f} s.")
+    print(f"Strategies of the canonical games: {out / 'canonical_games.png'}. Scores: {out / 'scores.csv'}.")
+    print(f"Finished in {time.perf_counter() - t0:.0f} s.")
     return 0
 
 

@@ -23,7 +23,6 @@ __all__ = [
     "default_learners",
     "evaluate",
     "depth_curve",
-    "plot_depth_curve",
     "format_scores",
     "ALL_REPRESENTATIONS",
 ]
@@ -136,30 +135,6 @@ def depth_curve(family: GameFamily, columns: dict, split: Split, depths=range(1,
         rows.append({"representation": spec.representation.name, "depth": spec.learner.max_depth,
                      "rules": score.size, "emd": score.emd, "exploitability": score.exploitability_mean})
     return pd.DataFrame(rows)
-
-
-def plot_depth_curve(curve: pd.DataFrame, path, title: str = "") -> None:
-    """Save EMD error and mean exploitability against tree depth, one line per representation (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for rep, df in curve.groupby("representation", sort=False):
-        axes[0].plot(df["depth"], df["emd"], marker="o", ms=3, label=rep)
-        axes[1].plot(df["depth"], df["exploitability"], marker="o", ms=3, label=rep)
-    axes[0].set_ylabel("test EMD to equilibrium (Algorithm 2)")
-    axes[1].set_ylabel("mean exploitability on test games (chips)")
-    for ax in axes:
-        ax.set_xlabel("tree depth")
-        ax.grid(alpha=0.3)
-    axes[1].legend(title="representation", fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def format_scores(scores: list[PolicyScore]) -> str:

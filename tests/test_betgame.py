@@ -190,6 +190,30 @@ def test_exploitability_batch_matches_single_and_solves_when_value_missing():
     assert np.all(batch > 0)
 
 
+def test_parallel_and_serial_drivers_agree():
+    """Large batches run the prange driver, small ones the serial loop: both give the same numbers."""
+    from games.betgame import best_response as br
+
+    rng = np.random.default_rng(11)
+    n = br.PARALLEL_MIN_BATCH + 5
+    _, _, probs = random_deal(10, rng, n)
+    strategies = rng.dirichlet(np.ones(31), size=(n, 10))
+    calls = rng.random((n, 10, 31))
+    big = betgame.player2_best_response(probs, strategies)
+    big1 = betgame.player1_best_response(probs, calls)
+    conv = betgame.nash_conv(probs, strategies, calls)
+    expl = betgame.exploitability(probs, strategies, np.zeros(n))
+    for g in (0, 7, n - 1):
+        small = betgame.player2_best_response(probs[g], strategies[g])
+        small1 = betgame.player1_best_response(probs[g], calls[g])
+        assert big.value[g] == pytest.approx(small.value, abs=1e-14)
+        assert np.array_equal(big.call_probability[g], small.call_probability)
+        assert big1.value[g] == pytest.approx(small1.value, abs=1e-14)
+        assert np.array_equal(big1.strategy[g], small1.strategy)
+        assert conv[g] == pytest.approx(betgame.nash_conv(probs[g], strategies[g], calls[g]), abs=1e-14)
+        assert expl[g] == pytest.approx(-small.value, abs=1e-14)
+
+
 # ------------------------------------------------------------------------------------------ bad input
 def good_deal():
     return uniform_deal(10)

@@ -14,6 +14,7 @@ def test_demo_end_to_end(tmp_path, capsys):
     assert "1-NN, input EMD" in text and "k-medoids k=15" in text and "cluster-then-tree" in text
     assert "Most prominent rules" in text and "share of P2's range beaten" in text
     assert (out / "error_vs_depth.png").stat().st_size > 10_000
+    assert (out / "canonical_games.png").stat().st_size > 10_000
     curve = np.genfromtxt(out / "error_vs_depth.csv", delimiter=",", names=True, dtype=None, encoding=None)
     assert set(curve["depth"]) == {1, 2, 3} and np.all(curve["exploitability"] >= 0)
     # the second run reuses the database

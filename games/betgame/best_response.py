@@ -112,32 +112,36 @@ def _p1_one(probs, call, bets, ante, strategy_out, store_strategy):  # pragma: n
 @njit(cache=True)
 def _p2_serial(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
+    stride = 1 if store else 0  # an int index (a conditional inside a parfor is typed as float)
     for g in range(probs.shape[0]):
-        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g if store else 0], store)
+        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g * stride], store)
     return value
 
 
 @njit(cache=True, parallel=True)
 def _p2_parallel(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
+    stride = 1 if store else 0
     for g in prange(probs.shape[0]):
-        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g if store else 0], store)
+        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g * stride], store)
     return value
 
 
 @njit(cache=True)
 def _p1_serial(probs, call, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
+    stride = 1 if store else 0  # an int index (a conditional inside a parfor is typed as float)
     for g in range(probs.shape[0]):
-        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g if store else 0], store)
+        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g * stride], store)
     return value
 
 
 @njit(cache=True, parallel=True)
 def _p1_parallel(probs, call, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
+    stride = 1 if store else 0
     for g in prange(probs.shape[0]):
-        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g if store else 0], store)
+        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g * stride], store)
     return value
 
 
