@@ -61,7 +61,7 @@ def check_edge_probs(game: Game, probs, name: str = "policy") -> np.ndarray:
                 a, h = (int(v) for v in np.argwhere(block < 0)[0])
                 labels = labels or game.hand_labels(p)
                 raise ValueError(
-                    f"{name} has a negative probability {block[a, h]!r} at {_node_name(game, n)}, "
+                    f"{name} has a negative probability {float(block[a, h])!r} at {_node_name(game, n)}, "
                     f"player {p + 1}, hand {labels[h]!r}, action {t.action[kids.start + a]!r}"
                 )
             sums = block.sum(axis=0)
@@ -71,7 +71,7 @@ def check_edge_probs(game: Game, probs, name: str = "policy") -> np.ndarray:
                 labels = labels or game.hand_labels(p)
                 raise ValueError(
                     f"{name} is not normalised at {_node_name(game, n)}, player {p + 1}, hand {labels[h]!r}: "
-                    f"the action probabilities sum to {sums[h]!r}, not 1 (tolerance {STRATEGY_ATOL:g})"
+                    f"the action probabilities sum to {float(sums[h])!r}, not 1 (tolerance {STRATEGY_ATOL:g})"
                 )
             arr[kids.start:kids.stop, hp:] = 0.0
     nondecision_children = t.kind[t.parent[1:]] != DECISION
