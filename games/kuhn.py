@@ -13,7 +13,7 @@ import numpy as np
 
 from games.core.tree import DECISION, TERMINAL, Game, NodeSpec, PublicTree
 
-__all__ = ["KuhnPoker", "KUHN_VALUE"]
+__all__ = ["KUHN_VALUE", "KuhnPoker"]
 
 #: The value of Kuhn poker to player 1, in chips (Kuhn 1950).
 KUHN_VALUE = -1.0 / 18.0

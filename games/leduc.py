@@ -20,7 +20,7 @@ import numpy as np
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game, NodeSpec, PublicTree
 
-__all__ = ["LeducHoldem", "LEDUC_VALUE"]
+__all__ = ["LEDUC_VALUE", "LeducHoldem"]
 
 #: The value of Leduc hold'em to player 1 in chips (sequence-form LP solution).
 LEDUC_VALUE = -0.085606424078
@@ -63,7 +63,7 @@ class LeducHoldem(Game):
 
     def __init__(self):
         self.ante = 1.0
-        root = self._round(0, (self.ante, self.ante), board=0, history="")
+        root = self._betting(0, (self.ante, self.ante), board=0, to_act=0, raises=0, first=True)
         self.tree = PublicTree.build(root)
         n = self.n_cards
         self.num_hands = (n, n)
@@ -85,9 +85,6 @@ class LeducHoldem(Game):
         self.big_blind = None
 
     # ------------------------------------------------------------------ construction
-    def _round(self, rnd: int, contrib: tuple, board: int, history: str) -> NodeSpec:
-        return self._betting(rnd, contrib, board, to_act=0, raises=0, first=True)
-
     def _betting(self, rnd, contrib, board, to_act, raises, first) -> NodeSpec:
         facing = contrib[1 - to_act] > contrib[to_act]
         children = []

@@ -2,8 +2,8 @@
 and our CFR loop retraces OpenSpiel's CFR, CFR+ and DCFR iterates."""
 
 import numpy as np
-import pytest
 import pyspiel
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import cfr as os_cfr
@@ -34,7 +34,7 @@ def _same_exploitability(game, og, mapping, policy):
 
 
 def test_information_states_map_one_to_one(pair):
-    game, og, mapping = pair
+    game, _og, mapping = pair
     assert len(mapping) == {"kuhn": 12, "leduc": 936}[game.name]
     # Kuhn's strings are "<card><history>": check a few by hand
     if game.name == "kuhn":

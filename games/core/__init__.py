@@ -19,8 +19,8 @@ from games.core.best_response import (
     expected_value,
     exploitability,
 )
+from games.core.cfr import VARIANTS, CFRConfig, CFRResult, solve_cfr
 from games.core.check import GameCheckReport, check_game
-from games.core.cfr import CFRConfig, CFRResult, solve_cfr, VARIANTS
 from games.core.policy import Policy
 from games.core.sequence_lp import SequenceFormSolution, solve_lp
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game, NodeSpec, PublicTree
@@ -28,26 +28,26 @@ from games.core.tree import CHANCE, DECISION, TERMINAL, Game, NodeSpec, PublicTr
 __all__ = [
     "CHANCE",
     "DECISION",
+    "GAMES",
     "TERMINAL",
-    "Game",
-    "NodeSpec",
-    "PublicTree",
-    "Policy",
-    "check_game",
-    "GameCheckReport",
-    "exploitability",
-    "expected_value",
-    "best_response",
-    "ExploitabilityResult",
+    "VARIANTS",
     "BestResponse",
-    "solve_lp",
-    "SequenceFormSolution",
-    "solve_cfr",
     "CFRConfig",
     "CFRResult",
-    "VARIANTS",
+    "ExploitabilityResult",
+    "Game",
+    "GameCheckReport",
+    "NodeSpec",
+    "Policy",
+    "PublicTree",
+    "SequenceFormSolution",
+    "best_response",
+    "check_game",
+    "expected_value",
+    "exploitability",
     "load_game",
-    "GAMES",
+    "solve_cfr",
+    "solve_lp",
 ]
 
 #: Game names accepted by :func:`load_game`.

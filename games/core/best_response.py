@@ -28,7 +28,7 @@ from games.core import _kernels as K
 from games.core.policy import Policy
 from games.core.tree import Game
 
-__all__ = ["ExploitabilityResult", "exploitability", "best_response", "expected_value", "BestResponse"]
+__all__ = ["BestResponse", "ExploitabilityResult", "best_response", "expected_value", "exploitability"]
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ from games.core.best_response import ExploitabilityResult, _evaluator, result_fr
 from games.core.policy import Policy
 from games.core.tree import DECISION, Game
 
-__all__ = ["CFRConfig", "CFRResult", "VARIANTS", "solve_cfr", "variant"]
+__all__ = ["VARIANTS", "CFRConfig", "CFRResult", "solve_cfr", "variant"]
 
 
 def _check_real(name: str, value, allow_none: bool = True) -> float | None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game
 
-__all__ = ["check_game", "GameCheckError", "GameCheckReport"]
+__all__ = ["GameCheckError", "GameCheckReport", "check_game"]
 
 
 class GameCheckError(ValueError):
@@ -156,7 +156,7 @@ def _check_values(game: Game, rng: np.random.Generator, max_terminals: int) -> N
 
 def _simulate(game: Game, rng: np.random.Generator, n_games: int):
     t = game.tree
-    h1, h2 = game.num_hands
+    h2 = game.num_hands[1]
     flat = game.deal[0].ravel()
     deals = rng.choice(flat.size, size=n_games, p=flat / flat.sum())
     payoffs = np.empty(n_games)

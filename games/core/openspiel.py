@@ -15,7 +15,7 @@ import numpy as np
 from games.core.policy import Policy
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game
 
-__all__ = ["openspiel_game", "infoset_map", "to_tabular_policy", "from_tabular_policy", "OPENSPIEL_NAMES"]
+__all__ = ["OPENSPIEL_NAMES", "from_tabular_policy", "infoset_map", "openspiel_game", "to_tabular_policy"]
 
 #: OpenSpiel game names and action-id -> our action label, per game name.
 OPENSPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}

@@ -51,29 +51,29 @@ def check_edge_probs(game: Game, probs, name: str = "policy") -> np.ndarray:
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise ValueError(f"{name} contains NaN or infinite entries (first at {bad})")
     for p in (0, 1):
-        nodes = t.decision_nodes(p)
         hp = game.num_hands[p]
-        labels = None
-        for n in nodes:
-            kids = t.children(n)
-            block = arr[kids.start:kids.stop, :hp]
-            if np.any(block < 0):
-                a, h = (int(v) for v in np.argwhere(block < 0)[0])
-                labels = labels or game.hand_labels(p)
-                raise ValueError(
-                    f"{name} has a negative probability {float(block[a, h])!r} at {_node_name(game, n)}, "
-                    f"player {p + 1}, hand {labels[h]!r}, action {t.action[kids.start + a]!r}"
-                )
-            sums = block.sum(axis=0)
-            bad = np.abs(sums - 1.0) > STRATEGY_ATOL
-            if np.any(bad):
-                h = int(np.argmax(bad))
-                labels = labels or game.hand_labels(p)
-                raise ValueError(
-                    f"{name} is not normalised at {_node_name(game, n)}, player {p + 1}, hand {labels[h]!r}: "
-                    f"the action probabilities sum to {float(sums[h])!r}, not 1 (tolerance {STRATEGY_ATOL:g})"
-                )
-            arr[kids.start:kids.stop, hp:] = 0.0
+        edges, starts, _ = t.action_edges(p)
+        if edges.size == 0:
+            continue
+        block = arr[edges, :hp]  # (E, H)
+        if np.any(block < 0):
+            e, h = (int(v) for v in np.argwhere(block < 0)[0])
+            n = int(t.parent[edges[e]])
+            raise ValueError(
+                f"{name} has a negative probability {float(block[e, h])!r} at {_node_name(game, n)}, "
+                f"player {p + 1}, hand {game.hand_labels(p)[h]!r}, action {t.action[edges[e]]!r}"
+            )
+        sums = np.add.reduceat(block, starts, axis=0)  # (K, H)
+        bad = np.abs(sums - 1.0) > STRATEGY_ATOL
+        if np.any(bad):
+            k, h = (int(v) for v in np.argwhere(bad)[0])
+            n = int(t.parent[edges[starts[k]]])
+            raise ValueError(
+                f"{name} is not normalised at {_node_name(game, n)}, player {p + 1}, hand "
+                f"{game.hand_labels(p)[h]!r}: the action probabilities sum to {float(sums[k, h])!r}, not 1 "
+                f"(tolerance {STRATEGY_ATOL:g})"
+            )
+        arr[edges, hp:] = 0.0
     nondecision_children = t.kind[t.parent[1:]] != DECISION
     arr[1:][nondecision_children] = 1.0
     arr[0] = 1.0
@@ -102,7 +102,7 @@ class Policy:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def uniform(cls, game: Game) -> "Policy":
+    def uniform(cls, game: Game) -> Policy:
         """Every information set plays its actions with equal probability."""
         t = game.tree
         probs = np.ones((t.n_nodes, game.max_hands))
@@ -112,7 +112,7 @@ class Policy:
         return cls(game, probs)
 
     @classmethod
-    def random(cls, game: Game, rng=None, concentration: float = 1.0) -> "Policy":
+    def random(cls, game: Game, rng=None, concentration: float = 1.0) -> Policy:
         """A random policy: each information set's distribution drawn from a Dirichlet(concentration) law."""
         rng = np.random.default_rng(rng)
         t = game.tree
@@ -124,7 +124,7 @@ class Policy:
         return cls(game, probs)
 
     @classmethod
-    def from_dict(cls, game: Game, strategies: dict) -> "Policy":
+    def from_dict(cls, game: Game, strategies: dict) -> Policy:
         """Build a policy from one ``(H_p, n_actions)`` matrix per decision node.
 
         Parameters
@@ -163,7 +163,7 @@ class Policy:
         return cls(game, probs)
 
     @classmethod
-    def from_infosets(cls, game: Game, strategies: dict) -> "Policy":
+    def from_infosets(cls, game: Game, strategies: dict) -> Policy:
         """Build a policy from one action distribution per information set.
 
         Parameters

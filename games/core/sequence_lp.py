@@ -42,9 +42,9 @@ class SequenceForm:
     Attributes
     ----------
     E, F : scipy.sparse.csr_matrix of float64
-        Realization-plan constraints of player 1 ``(1 + #infosets-rows, n1)`` and player 2 ``(.., n2)``; the
-        first row is the empty sequence. Rows exist for every (decision node, hand), including hands impossible
-        at the node's board (their sequences carry no payoff).
+        Realization-plan constraints of player 1 ``(1 + #information sets, n1)`` and player 2; the first row is
+        the empty sequence. Hands impossible at a node's board (card removal) have no information set and no
+        sequences there.
     e, f : numpy.ndarray of float64
         Right-hand sides (1 in the first row, 0 elsewhere).
     A : scipy.sparse.csr_matrix of float64, shape ``(n1, n2)``
@@ -55,7 +55,7 @@ class SequenceForm:
         For each player, the hand of each sequence (-1 for the empty sequence).
     seq_index : tuple of numpy.ndarray of int64
         For each player, ``(N, H_p)``: the sequence id of (child node, hand), -1 where the node is not an action
-        of that player.
+        of that player or the hand is impossible there.
     """
 
     E: sp.csr_matrix
@@ -100,62 +100,77 @@ class SequenceFormSolution:
 
 
 def _sequences(game: Game, p: int):
-    """Sequence ids of player ``p``: 0 = empty, then (edge k, hand h) -> 1 + k * H_p + h."""
+    """Sequences of player ``p``: id 0 is the empty sequence, then one per (action edge, hand) with the hand
+    possible at the edge's board (card removal prunes the rest), numbered edge-major."""
     t = game.tree
     hp = game.num_hands[p]
+    possible = game.hand_possible(p)[t.board]  # (N, H_p)
     nodes = t.decision_nodes(p)
     counts = t.num_children[nodes]
     edges = (np.repeat(t.child_start[nodes], counts)
              + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)).astype(np.int64)
-    edge_index = np.full(t.n_nodes, -1, dtype=np.int64)
-    edge_index[edges] = np.arange(edges.size)
-    n_seq = 1 + edges.size * hp
+    keep = possible[edges]  # (n_edges, H)
+    ids = np.full(keep.shape, -1, dtype=np.int64)
+    ids[keep] = 1 + np.arange(int(keep.sum()))
+    n_seq = 1 + int(keep.sum())
     seq_index = np.full((t.n_nodes, hp), -1, dtype=np.int64)
-    seq_index[edges] = 1 + edge_index[edges][:, None] * hp + np.arange(hp)[None, :]
-    seq_node = np.concatenate(([-1], np.repeat(edges, hp))).astype(np.int32)
-    seq_hand = np.concatenate(([-1], np.tile(np.arange(hp), edges.size))).astype(np.int32)
+    seq_index[edges] = ids
+    ei, hi = np.nonzero(keep)
+    seq_node = np.concatenate(([-1], edges[ei])).astype(np.int32)
+    seq_hand = np.concatenate(([-1], hi)).astype(np.int32)
 
     def seq_of(last_edge: np.ndarray) -> np.ndarray:
-        """``(len(last_edge), H_p)`` sequence ids of the player's last action (0 if none)."""
+        """``(len(last_edge), H_p)`` sequence ids of the player's last action (0 if none, -1 if impossible)."""
         out = np.zeros((last_edge.size, hp), dtype=np.int64)
         has = last_edge >= 0
         out[has] = seq_index[last_edge[has]]
         return out
 
-    # Constraints: row 0 is x[empty] = 1; row 1 + k * H_p + h is information set (nodes[k], h).
-    rows, cols, vals = [np.array([0])], [np.array([0])], [np.array([1.0])]
+    # Constraints: row 0 is x[empty] = 1; then one row per information set (node, possible hand).
+    info = possible[nodes]  # (K, H)
+    info_row = np.full(info.shape, -1, dtype=np.int64)
+    info_row[info] = 1 + np.arange(int(info.sum()))
     parent_seq = seq_of(t.last_own_edge[p, nodes])  # (K, H)
-    info_row = 1 + np.arange(nodes.size)[:, None] * hp + np.arange(hp)[None, :]  # (K, H)
-    rows.append(info_row.ravel())
-    cols.append(parent_seq.ravel())
-    vals.append(np.full(info_row.size, -1.0))
+    if np.any(parent_seq[info] < 0):  # a hand possible now was possible at the player's previous action
+        raise ValueError(f"{game.name}: an information set's parent sequence is impossible (bad deal matrices)")
     node_of_edge = np.repeat(np.arange(nodes.size), counts)
-    rows.append(info_row[node_of_edge].ravel())
-    cols.append(seq_index[edges].ravel())
-    vals.append(np.ones(edges.size * hp))
-    n_rows = 1 + nodes.size * hp
-    E = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_rows, n_seq))
+    child_rows = info_row[node_of_edge]  # (n_edges, H)
+    rows = np.concatenate(([0], info_row[info], child_rows[keep]))
+    cols = np.concatenate(([0], parent_seq[info], ids[keep]))
+    vals = np.concatenate(([1.0], np.full(int(info.sum()), -1.0), np.ones(int(keep.sum()))))
+    n_rows = 1 + int(info.sum())
     rhs = np.zeros(n_rows)
     rhs[0] = 1.0
-    return E, rhs, seq_node, seq_hand, seq_index, seq_of
+    return (rows, cols, vals, (n_rows, n_seq)), rhs, seq_node, seq_hand, seq_index, seq_of
+
+
+def _triplets(game: Game):
+    """COO triplets of E, F and A plus the sequence tables (no scipy objects: cheap for small games)."""
+    t = game.tree
+    E, e, node1, hand1, index1, seq1 = _sequences(game, 0)
+    F, f, node2, hand2, index2, seq2 = _sequences(game, 1)
+    _, payoff = game.terminal_payoffs()
+    term = t.terminal_nodes
+    r = seq1(t.last_own_edge[0, term])  # (T, H1)
+    c = seq2(t.last_own_edge[1, term])  # (T, H2)
+    nz = payoff != 0.0
+    tt, ii, jj = np.nonzero(nz)
+    rows, cols = r[tt, ii], c[tt, jj]
+    if rows.size and (rows.min() < 0 or cols.min() < 0):
+        raise ValueError(f"{game.name}: a payoff falls on an impossible hand (deal and tree disagree)")
+    A = (rows, cols, payoff[nz], (E[3][1], F[3][1]))
+    return E, e, F, f, A, (node1, node2), (hand1, hand2), (index1, index2)
+
+
+def _csr(trip) -> sp.csr_matrix:
+    rows, cols, vals, shape = trip
+    return sp.csr_matrix((vals, (rows, cols)), shape=shape)
 
 
 def build_sequence_form(game: Game) -> SequenceForm:
     """Build ``E, e, F, f, A`` of a game from its public tree and terminal evaluator (vectorised over hands)."""
-    t = game.tree
-    E, e, node1, hand1, index1, seq1 = _sequences(game, 0)
-    F, f, node2, hand2, index2, seq2 = _sequences(game, 1)
-    term = t.terminal_nodes
-    b = t.board[term]
-    u = (t.fold_value[term][:, None, None] * game.deal[b]
-         + t.showdown_stake[term][:, None, None] * game.showdown_weighted[b])  # (T, H1, H2)
-    r = seq1(t.last_own_edge[0, term])  # (T, H1)
-    c = seq2(t.last_own_edge[1, term])  # (T, H2)
-    nz = u != 0.0
-    tt, ii, jj = np.nonzero(nz)
-    A = sp.csr_matrix((u[nz], (r[tt, ii], c[tt, jj])), shape=(E.shape[1], F.shape[1]))
-    A.sum_duplicates()
-    return SequenceForm(E, e, F, f, A, (node1, node2), (hand1, hand2), (index1, index2))
+    E, e, F, f, A, nodes, hands, index = _triplets(game)
+    return SequenceForm(_csr(E), e, _csr(F), f, _csr(A), nodes, hands, index)
 
 
 def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
@@ -186,23 +201,22 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     -1.0
     """
     start = time.perf_counter()
-    sf = build_sequence_form(game)
-    n1, n2 = sf.A.shape
-    m2 = sf.F.shape[0]
-    m1 = sf.E.shape[0]
-    # Columns [x (n1) | v (m2)]; rows [F^T v - A^T x <= 0 (n2) ; E x = e (m1)].
-    top = sp.hstack([-sf.A.T, sf.F.T])
-    bottom = sp.hstack([sf.E, sp.csr_matrix((m1, m2))])
-    M = sp.vstack([top, bottom]).tocsc()
-    M.sort_indices()
+    E, e, F, f, A, _nodes, _hands, seq_index = _triplets(game)
+    (m1, n1), (m2, n2) = E[3], F[3]
+    # Columns [x (n1) | v (m2)]; rows [F^T v - A^T x <= 0 (n2) ; E x = e (m1)], assembled once from COO
+    # (duplicate payoff entries are summed).
+    rows = np.concatenate((A[1], F[1], n2 + E[0]))
+    cols = np.concatenate((A[0], n1 + F[0], E[1]))
+    vals = np.concatenate((-A[2], F[2], E[2]))
+    M = sp.csc_matrix((vals, (rows, cols)), shape=(n2 + m1, n1 + m2))
     num_col, num_row = n1 + m2, n2 + m1
     cost = np.zeros(num_col)
-    cost[n1:] = sf.f
+    cost[n1:] = f
     inf = highspy.kHighsInf
     col_lower = np.concatenate((np.zeros(n1), np.full(m2, -inf)))
     col_upper = np.full(num_col, inf)
-    row_lower = np.concatenate((np.full(n2, -inf), sf.e))
-    row_upper = np.concatenate((np.zeros(n2), sf.e))
+    row_lower = np.concatenate((np.full(n2, -inf), e))
+    row_upper = np.concatenate((np.zeros(n2), e))
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
@@ -231,7 +245,7 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     y = np.abs(duals) if duals[0] == 0 else duals * np.sign(duals[0])
     y = np.clip(y, 0.0, None)
     value = float(info.objective_function_value)
-    policy = Policy(game, _behaviour_from(game, sf, (x, y)))
+    policy = Policy(game, _behaviour_from(game, seq_index, (x, y)))
     return SequenceFormSolution(
         value=value,
         realization_plans=(x, y),
@@ -243,19 +257,18 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     )
 
 
-def _behaviour_from(game: Game, sf: SequenceForm, plans) -> np.ndarray:
+def _behaviour_from(game: Game, seq_index, plans) -> np.ndarray:
+    """Edge-layout behaviour strategies from realization plans (vectorised over information sets)."""
     t = game.tree
     probs = np.ones((t.n_nodes, game.max_hands))
     for p, x in enumerate(plans):
         hp = game.num_hands[p]
-        index = sf.seq_index[p]
-        nodes = t.decision_nodes(p)
-        for n in nodes:
-            kids = t.children(n)
-            block = np.clip(x[index[kids.start:kids.stop]], 0.0, None)  # (A, H)
-            tot = block.sum(axis=0)
-            ok = tot > 1e-300
-            out = np.full_like(block, 1.0 / len(kids))
-            out[:, ok] = block[:, ok] / tot[ok]
-            probs[kids.start:kids.stop, :hp] = out
+        edges, starts, node_of_edge = t.action_edges(p)
+        if edges.size == 0:
+            continue
+        ids = seq_index[p][edges]  # (E, H), -1 for impossible hands
+        w = np.where(ids >= 0, np.clip(x[np.maximum(ids, 0)], 0.0, None), 0.0)
+        tot = np.add.reduceat(w, starts, axis=0)[node_of_edge]  # (E, H)
+        counts = np.diff(np.append(starts, edges.size))[node_of_edge]
+        probs[edges, :hp] = np.where(tot > 1e-300, w / np.where(tot > 1e-300, tot, 1.0), 1.0 / counts[:, None])
     return probs

@@ -57,9 +57,9 @@ __all__ = [
     "CHANCE",
     "DECISION",
     "TERMINAL",
+    "Game",
     "NodeSpec",
     "PublicTree",
-    "Game",
 ]
 
 #: Node kinds.
@@ -131,7 +131,7 @@ class PublicTree:
     history: tuple
 
     @classmethod
-    def build(cls, root: NodeSpec) -> "PublicTree":
+    def build(cls, root: NodeSpec) -> PublicTree:
         """Flatten a :class:`NodeSpec` tree into arrays in breadth-first order.
 
         Raises
@@ -198,7 +198,38 @@ class PublicTree:
 
     def decision_nodes(self, player: int) -> np.ndarray:
         """Ids of the decision nodes of ``player`` (0 or 1), increasing; int32 array."""
-        return np.flatnonzero((self.kind == DECISION) & (self.player == player)).astype(np.int32)
+        return self._decision_nodes[player].copy()
+
+    @cached_property
+    def _decision_nodes(self) -> tuple:
+        return tuple(np.flatnonzero((self.kind == DECISION) & (self.player == p)).astype(np.int32) for p in (0, 1))
+
+    def action_edges(self, player: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The actions of ``player`` as child nodes, grouped by decision node.
+
+        Returns
+        -------
+        edges : numpy.ndarray of int64, shape ``(E,)``
+            Child node ids of the player's decision nodes, node by node (contiguous, increasing).
+        starts : numpy.ndarray of int64, shape ``(K,)``
+            Offset in ``edges`` of each decision node's first action (for ``np.add.reduceat``).
+        node_of_edge : numpy.ndarray of int64, shape ``(E,)``
+            Index ``0..K-1`` of the decision node each edge belongs to.
+        """
+        return self._action_edges[player]
+
+    @cached_property
+    def _action_edges(self) -> tuple:
+        out = []
+        for p in (0, 1):
+            nodes = self._decision_nodes[p]
+            counts = self.num_children[nodes].astype(np.int64)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+            node_of_edge = np.repeat(np.arange(nodes.size), counts)
+            edges = self.child_start[nodes].astype(np.int64)[node_of_edge] + np.arange(counts.sum()) - starts[
+                node_of_edge]
+            out.append((edges, starts, node_of_edge))
+        return tuple(out)
 
     @cached_property
     def terminal_nodes(self) -> np.ndarray:
@@ -261,8 +292,8 @@ class Game:
         Joint probability of the private hands and the public chance events of each board (see the module
         docstring). ``deal[0]`` sums to 1.
     showdown : numpy.ndarray of float64, shape ``(B, H1, H2)``
-        ``+1`` where player 1's hand beats player 2's at that board, ``-1`` where it loses, 0 for a split (and
-        wherever ``deal`` is 0).
+        ``+1`` where player 1's hand beats player 2's at that board, ``-1`` where it loses, 0 for a split;
+        entries where ``deal`` is 0 are never used.
     pot : float
         The pot at the root in chips (the antes): the scale of "exploitability below 1e-3 of the pot".
     big_blind : float or None
