@@ -13,8 +13,8 @@ from games.core import (
     ExploitabilityResult,
     Policy,
     best_response,
-    exploitability,
     expected_value,
+    exploitability,
     solve_lp,
 )
 from games.kuhn import KuhnPoker

@@ -21,7 +21,7 @@ from games.core import (
 from games.core.check import GameCheckError
 from games.kuhn import KuhnPoker
 from games.leduc import LeducHoldem
-from rulelearn.distributions import random_deal, uniform_deal
+from rulelearn.distributions import random_deal
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +141,12 @@ def test_check_game_catches_chance_that_does_not_partition(leduc):
 
     with pytest.raises(GameCheckError, match="partition"):
         check_game(Leaky(), n_games=100)
+
+
+@pytest.mark.parametrize("name", ["games.core.best_response", "games.core.cfr", "games.core.sequence_lp"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
