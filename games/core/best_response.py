@@ -102,7 +102,8 @@ class BestResponse:
 
 
 class _Evaluator:
-    """Arrays of one game, laid out for the compiled passes; reused across calls."""
+    """Arrays of one game, laid out for the compiled passes; reused across calls (one per game object, cached;
+    the work buffers are shared, so one game object should not be evaluated from several threads at once)."""
 
     def __init__(self, game: Game):
         t = game.tree
