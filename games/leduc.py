@@ -33,9 +33,12 @@ def _rank(card: int) -> int:
     return card // 2
 
 
-def _winner(card1: int, card2: int, board: int) -> int:
-    """+1 if player 1 wins the showdown, -1 if player 2 wins, 0 for a split (rule-level reference)."""
-    r1, r2, rb = _rank(card1), _rank(card2), _rank(board)
+def _winner(card1: int, card2: int, board: int, ranks: bool = False) -> int:
+    """+1 if player 1 wins the showdown, -1 if player 2 wins, 0 for a split (rule-level reference).
+
+    The arguments are cards, or ranks when ``ranks`` is true.
+    """
+    r1, r2, rb = (card1, card2, board) if ranks else (_rank(card1), _rank(card2), _rank(board))
     if r1 == rb:
         return 1
     if r2 == rb:
@@ -45,6 +48,16 @@ def _winner(card1: int, card2: int, board: int) -> int:
 
 class LeducHoldem(Game):
     """Leduc hold'em: 6 hands per player, 7 boards, 936 information sets (288 up to suit isomorphism).
+
+    Parameters
+    ----------
+    suit_isomorphic : bool, default False
+        Identify the two suits (an exact, lossless abstraction: suits never matter in Leduc). Hands are then the
+        three ranks J, Q, K; the deal counts the cards of each rank (``P(J, J) = 2/30``, ``P(J, Q) = 4/30``), the
+        public card is a rank (boards ``1 + r``) dealt from the remaining cards
+        (``P(r | i, j) = (2 - [i = r] - [j = r]) / 4``), and equal ranks split the pot. The game value is the
+        same; the public tree has half the boards and each player half the hands, so the sequence-form LP is about
+        four times smaller. Policies are per rank (a card plays its rank's strategy).
 
     Attributes
     ----------
@@ -61,24 +74,30 @@ class LeducHoldem(Game):
     raise_sizes = (2.0, 4.0)
     max_raises = 2
 
-    def __init__(self):
+    def __init__(self, suit_isomorphic: bool = False):
         self.ante = 1.0
+        self.suit_isomorphic = bool(suit_isomorphic)
+        if self.suit_isomorphic:
+            self.name = "leduc-iso"
+        # hands: cards (6) or ranks (3); copies[h] = cards per hand
+        n = len(_RANKS) if self.suit_isomorphic else self.n_cards
+        copies = np.full(n, len(_SUITS) if self.suit_isomorphic else 1.0)
+        self._n_outcomes = n
         root = self._betting(0, (self.ante, self.ante), board=0, to_act=0, raises=0, first=True)
         self.tree = PublicTree.build(root)
-        n = self.n_cards
         self.num_hands = (n, n)
-        off = 1.0 - np.eye(n)
+        # P(hands i, j): copies[i] * (copies[j] - [i = j]) / (6 * 5)
+        pairs = copies[:, None] * (copies[None, :] - np.eye(n))
         deal = np.zeros((1 + n, n, n))
-        deal[0] = off / (n * (n - 1))
+        deal[0] = pairs / (self.n_cards * (self.n_cards - 1))
         showdown = np.zeros((1 + n, n, n))
-        for c in range(n):
-            keep = np.ones(n)
-            keep[c] = 0.0
-            deal[1 + c] = deal[0] * keep[:, None] * keep[None, :] / (n - 2)
+        for c in range(n):  # public card (or rank) c, dealt from the 4 remaining cards
+            left = copies[c] - (np.arange(n) == c)[:, None] - (np.arange(n) == c)[None, :]
+            deal[1 + c] = deal[0] * np.clip(left, 0, None) / (self.n_cards - 2)
             for i in range(n):
                 for j in range(n):
                     if deal[1 + c, i, j] > 0:
-                        showdown[1 + c, i, j] = _winner(i, j, c)
+                        showdown[1 + c, i, j] = _winner(i, j, c, ranks=self.suit_isomorphic)
         self.deal = deal
         self.showdown = showdown
         self.pot = 2.0 * self.ante
@@ -106,13 +125,15 @@ class LeducHoldem(Game):
     def _end_round(self, rnd, contrib, board) -> NodeSpec:
         if rnd == 0:
             kids = [(str(c), self._betting(1, contrib, 1 + c, to_act=0, raises=0, first=True))
-                    for c in range(self.n_cards)]
+                    for c in range(self._n_outcomes)]
             return NodeSpec(CHANCE, board=board, children=kids)
         return NodeSpec(TERMINAL, showdown_stake=contrib[0], board=board)
 
     # ------------------------------------------------------------------ interface
     def hand_labels(self, player: int) -> list[str]:
-        """``["Js", "Jh", "Qs", "Qh", "Ks", "Kh"]`` (OpenSpiel's card numbering) for either player."""
+        """``["Js", "Jh", "Qs", "Qh", "Ks", "Kh"]`` (OpenSpiel's card numbering), or ``["J", "Q", "K"]``."""
+        if self.suit_isomorphic:
+            return list(_RANKS)
         return [_RANKS[_rank(c)] + _SUITS[c % 2] for c in range(self.n_cards)]
 
     def payoff(self, node: int, hand1: int, hand2: int) -> float:
@@ -136,6 +157,10 @@ class LeducHoldem(Game):
             else:  # the public card
                 board = int(a)
                 rnd, to_act = 1, 0
+        if self.suit_isomorphic:
+            if board is None or hand1 == hand2 == board:
+                raise ValueError(f"impossible showdown: ranks {hand1}, {hand2}, board {board}")
+            return contrib[0] * _winner(hand1, hand2, board, ranks=True)
         if board is None or hand1 == hand2 or board in (hand1, hand2):
             raise ValueError(f"impossible showdown: hands {hand1}, {hand2}, board {board}")
         return contrib[0] * _winner(hand1, hand2, board)

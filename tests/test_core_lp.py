@@ -91,3 +91,27 @@ def test_generic_lp_on_a_small_grid():
     rules = BetGame(n_cards=4, bets=(0.0, 1.0, 2.0), stack=2.0)
     probs = random_deal(4, np.random.default_rng(7))[2]
     assert solve_lp(BetGameTree(probs, rules)).value == pytest.approx(betgame.solve(probs, rules).value, abs=1e-9)
+
+
+def test_suit_isomorphic_leduc_is_exact():
+    """Leduc with the suits identified has the same value, and its equilibrium, played by each card according to
+    its rank, is an exact equilibrium of the card-level game (generic best response, NashConv <= 1e-9)."""
+    from games.core import exploitability, solve_lp
+    from games.core.check import check_game
+    from games.core.policy import Policy
+    from games.leduc import LEDUC_VALUE, LeducHoldem
+
+    cards, ranks = LeducHoldem(), LeducHoldem(suit_isomorphic=True)
+    check_game(ranks)
+    assert ranks.num_hands == (3, 3) and ranks.tree.n_nodes < cards.tree.n_nodes
+    sol = solve_lp(ranks)
+    assert sol.value == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    assert exploitability(ranks, sol.policy).nash_conv <= 1e-9
+    # lift: the card tree's public card c is the rank tree's public rank c // 2; card h plays rank h // 2
+    rank_node = {h: n for n, h in enumerate(ranks.tree.history)}
+    lifted = np.ones((cards.tree.n_nodes, cards.max_hands))
+    for n, hist in enumerate(cards.tree.history):
+        parts = [str(int(a) // 2) if a.isdigit() else a for a in hist.split("/")] if hist else []
+        lifted[n] = sol.policy.probs[rank_node["/".join(parts)]][np.arange(6) // 2]
+    result = exploitability(cards, Policy(cards, lifted))
+    assert result.nash_conv <= 1e-9

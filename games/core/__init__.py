@@ -51,12 +51,12 @@ __all__ = [
 ]
 
 #: Game names accepted by :func:`load_game`.
-GAMES = ("kuhn", "leduc", "betgame")
+GAMES = ("kuhn", "leduc", "leduc-iso", "betgame")
 
 
 def load_game(name: str) -> Game:
-    """Construct a game by name: ``"kuhn"``, ``"leduc"`` or ``"betgame"`` (the paper's bet game on the uniform
-    deal of 10 cards).
+    """Construct a game by name: ``"kuhn"``, ``"leduc"``, ``"leduc-iso"`` (Leduc with the suits identified, an
+    exact reduction to 3 hands per player) or ``"betgame"`` (the paper's bet game on the uniform deal of 10 cards).
 
     Raises
     ------
@@ -68,10 +68,10 @@ def load_game(name: str) -> Game:
         from games.kuhn import KuhnPoker
 
         return KuhnPoker()
-    if key == "leduc":
+    if key in ("leduc", "leduc-iso"):
         from games.leduc import LeducHoldem
 
-        return LeducHoldem()
+        return LeducHoldem(suit_isomorphic=key == "leduc-iso")
     if key == "betgame":
         from games.betgame.tree import BetGameTree
         from rulelearn.distributions import uniform_deal
