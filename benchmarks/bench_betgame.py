@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,16 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
+from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
+
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- bench_betgame:start -->", "<!-- bench_betgame:end -->"
 
 
 def machine() -> str:
-    try:
-        model = next(line.split(":", 1)[1].strip() for line in subprocess.run(
-            ["lscpu"], capture_output=True, text=True).stdout.splitlines() if line.startswith("Model name"))
-    except Exception:
-        model = platform.processor() or "unknown CPU"
+    model = cpu_model()
     import numba
     from importlib.metadata import version as _version
 
@@ -103,16 +100,6 @@ deal (see `games/betgame/lp.py`).
 {END}"""
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "docs" / "BENCHMARKS.md"
-    old = path.read_text() if path.exists() else "# Benchmarks\n\nFigures measured on this project's machine.\n"
-    if START in old and END in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solve-games", type=int, default=2000)
@@ -132,7 +119,7 @@ def main(argv=None) -> int:
     text = render(solve, db1, db2, expl, cmd.strip())
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, START, END)
     return 0
 
 

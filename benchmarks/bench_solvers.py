@@ -24,28 +24,18 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
+
 ROOT = Path(__file__).resolve().parents[1]
 START = "<!-- bench_solvers:start -->"
 END = "<!-- bench_solvers:end -->"
 TARGET = 1e-3
-
-
-def _cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    return platform.processor() or "unknown"
 
 
 def _median_time(fn, repeats: int) -> float:
@@ -145,7 +135,7 @@ def render(lp_rows, cfr_rows, cmd: str) -> str:
         START,
         "## Solver core vs OpenSpiel (Kuhn, Leduc)",
         "",
-        f"Command: `{cmd}` (one run, everything side by side). Machine: {_cpu_model()}, "
+        f"Command: `{cmd}` (one run, everything side by side). Machine: {cpu_model()}, "
         "2 cores, 24 GiB; "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"highspy {highs_version}, open_spiel {os_version}, cvxpy {cvxpy_version} (ECOS). Single-threaded.",
@@ -203,16 +193,6 @@ def render(lp_rows, cfr_rows, cmd: str) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "docs" / "BENCHMARKS.md"
-    old = path.read_text() if path.exists() else "# Benchmarks\n\nFigures measured on this project's machine.\n"
-    if START in old and END in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lp-repeats", type=int, default=50, help="repeats of our LP solves (median)")
@@ -227,7 +207,7 @@ def main(argv=None) -> int:
     text = render(lp_rows, cfr_rows, cmd.strip())
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, START, END)
     return 0
 
 

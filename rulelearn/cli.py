@@ -7,7 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 __all__ = ["main"]
 
