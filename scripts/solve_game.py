@@ -58,12 +58,12 @@ def _plot(result, game_name: str, path: str) -> None:
     axes[0].set_xlabel("iterations")
     axes[1].loglog(result.log_seconds, result.log_exploitability)
     axes[1].set_xlabel("seconds")
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import LogLocator
 
     for ax in axes:
         ax.set_ylabel("exploitability (NashConv / 2, chips)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels of a short log axis collide
+        ax.xaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # a few labelled minor ticks that do not collide
     fig.suptitle(f"{result.config.name} on {game_name}")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
