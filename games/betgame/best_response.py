@@ -335,12 +335,16 @@ def nash_conv(probs, strategy, call_probability, game: BetGame = DEFAULT_GAME):
     batch = game.batch_size(p)
     x = game.check_strategy(strategy, batch=batch)
     c = game.check_call_probability(call_probability, batch=batch)
-    pb, xb, cb = _as_batch(p), _as_batch(x), _as_batch(c)
-    dummy = _dummy(pb.shape[1], game.n_bets)
+    return _unbatch(_nash_conv_unchecked(_as_batch(p), _as_batch(x), _as_batch(c), game), p.ndim == 2)
+
+
+def _nash_conv_unchecked(probs: np.ndarray, strategy: np.ndarray, call: np.ndarray, game: BetGame) -> np.ndarray:
+    """NashConv of validated, contiguous float64 batches ``(G, n, n)``, ``(G, n, B)``, ``(G, n, B)``; ``(G,)``."""
+    dummy = _dummy(probs.shape[1], game.n_bets)
     bets, ante = game.bet_array, float(game.ante)
-    best1 = _p1_best_response_kernel(pb, cb, bets, ante, dummy, False)
-    worst1 = _p2_best_response_kernel(pb, xb, bets, ante, dummy, False)
-    return _unbatch(best1 - worst1, p.ndim == 2)
+    best1 = _p1_best_response_kernel(probs, call, bets, ante, dummy, False)
+    worst1 = _p2_best_response_kernel(probs, strategy, bets, ante, dummy, False)
+    return best1 - worst1
 
 
 def expected_payoff(probs, strategy, call_probability, game: BetGame = DEFAULT_GAME):

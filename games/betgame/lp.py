@@ -31,7 +31,7 @@ from functools import lru_cache
 import highspy
 import numpy as np
 
-from games.betgame.best_response import nash_conv
+from games.betgame.best_response import _nash_conv_unchecked
 from games.betgame.rules import DEFAULT_GAME, BetGame
 from rulelearn.distributions import uniform_deal
 
@@ -211,7 +211,8 @@ class _Solver:
                 result = (self.highs.modelStatusToString(status), np.nan, None, None)
                 continue
             x, call = self._extract(probs, sol)
-            conv = float(nash_conv(probs, x, call, self.game)) if verify else np.nan
+            # probs was validated by solve(); x and call are valid by construction (clipped, renormalised)
+            conv = float(_nash_conv_unchecked(probs[None], x[None], call[None], self.game)[0]) if verify else np.nan
             result = ("Optimal", info.objective_function_value, x, call, conv)
             if not verify or conv <= VERIFY_TOLERANCE:
                 break
