@@ -197,7 +197,6 @@ class _Solver:
         call = np.ones((n, n_bets))
         duals = np.asarray(sol.row_dual)[: n * k_pos].reshape(n, k_pos)
         call[:, st.positive] = np.clip(-duals, 0.0, 1.0)
-        call[pmf2 == 0][:, st.positive] = 0.0
         call[np.ix_(pmf2 == 0, st.positive)] = 0.0
         return x, call
 
@@ -208,7 +207,7 @@ class _Solver:
             status, info, sol, _ = self._run(probs, warm, options)
             iterations += int(info.simplex_iteration_count)
             if status != highspy.HighsModelStatus.kOptimal:
-                result = (self.highs.modelStatusToString(status), np.nan, None, None)
+                result = (self.highs.modelStatusToString(status), np.nan, None, None, np.inf)
                 continue
             x, call = self._extract(probs, sol)
             # probs was validated by solve(); x and call are valid by construction (clipped, renormalised)
