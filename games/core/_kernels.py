@@ -6,8 +6,13 @@ Layout (see :mod:`games.core.tree`): nodes in breadth-first order; per-hand arra
 ``(N, Hm)``: the counterfactual values of the traversing player's hands (chance and the opponent's reach
 included through the game's ``deal`` matrices).
 
-Terminal payoffs are read from ``payoff[term_index[n]]``, the chance-weighted payoff matrix ``(H1, H2)`` of
-terminal ``n`` to player 1 (:meth:`games.core.tree.Game.terminal_payoffs`).
+Terminal values come from a compiled *terminal evaluator* the game supplies
+(:meth:`games.core.tree.Game.compiled_terminal`): a numba function ``term_fn(n, p, hands, reach, cfv, term_data)``
+that writes into ``cfv[n, :hands[p]]`` the counterfactual values of player ``p``'s hands at terminal ``n`` given the
+opponent's reach ``reach[1 - p, n]``. Numba specialises the passes for each evaluator (first-class function
+arguments), so the dense evaluator of small games (:func:`dense_terminal`, reading the chance-weighted payoff matrix
+``payoff[term_index[n]]``) and the sorted O(n) showdown of hold'em (:mod:`hunl.showdown`) run in the same loop.
+Per-hand arrays may be float64 or float32 (numba compiles one version per dtype).
 
 Only loops over nodes, children and hands; no Python objects. ``cache=True`` keeps compiled code between runs.
 """
@@ -45,8 +50,12 @@ def forward(kind, player, parent, hands, strat, reach):  # pragma: no cover - co
                     reach[q, n, h] = reach[q, par, h]
 
 
-@njit(cache=True, inline='always')
-def _terminal(n, p, term_index, payoff, hands, reach, cfv):  # pragma: no cover - compiled
+@njit(cache=True)
+def dense_terminal(n, p, hands, reach, cfv, data):  # pragma: no cover - compiled
+    """Terminal evaluator of games with dense payoffs: ``data = (term_index, payoff)`` as returned by
+    :meth:`games.core.tree.Game.terminal_payoffs`; ``cfv[n, i] = sum_j payoff[t, i, j] * reach[1, n, j]`` for
+    player 1 and ``-sum_i payoff[t, i, j] * reach[0, n, i]`` for player 2."""
+    term_index, payoff = data
     ti = term_index[n]
     h1 = hands[0]
     h2 = hands[1]
@@ -67,7 +76,7 @@ def _terminal(n, p, term_index, payoff, hands, reach, cfv):  # pragma: no cover 
 
 
 @njit(cache=True)
-def backward(p, mode, kind, player, child_start, num_children, term_index, payoff, hands,
+def backward(p, mode, kind, player, child_start, num_children, term_fn, term_data, hands,
              strat, reach, cfv, regret, avg, avg_decay, best_action):  # pragma: no cover - compiled
     """Counterfactual values of player ``p``'s hands at every node, bottom-up.
 
@@ -81,7 +90,7 @@ def backward(p, mode, kind, player, child_start, num_children, term_index, payof
     for n in range(n_nodes - 1, -1, -1):
         k = kind[n]
         if k == TERMINAL:
-            _terminal(n, p, term_index, payoff, hands, reach, cfv)
+            term_fn(n, p, hands, reach, cfv, term_data)
             continue
         s = child_start[n]
         e = s + num_children[n]
@@ -185,7 +194,7 @@ def _factor(t, exponent, kind):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, term_index, payoff,
+def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, term_fn, term_data,
                    hands, nodes0, nodes1, strat, regret, avg, reach, cfv,
                    alpha, alpha_kind, beta, beta_kind, gamma, delay, alternating):  # pragma: no cover
     """Run iterations ``t0 + 1 .. t0 + n_iter`` of the CFR family (see :mod:`games.core.cfr`)."""
@@ -206,7 +215,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
             for p in range(2):
                 nodes = nodes0 if p == 0 else nodes1
                 forward(kind, player, parent, hands, strat, reach)
-                backward(p, MODE_CFR, kind, player, child_start, num_children, term_index, payoff, hands,
+                backward(p, MODE_CFR, kind, player, child_start, num_children, term_fn, term_data, hands,
                          strat, reach, cfv, regret, avg, decay, dummy)
                 if pos != 1.0 or neg != 1.0:
                     discount(nodes, child_start, num_children, hands[p], regret, pos, neg)
@@ -214,7 +223,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
         else:
             forward(kind, player, parent, hands, strat, reach)
             for p in range(2):
-                backward(p, MODE_CFR, kind, player, child_start, num_children, term_index, payoff, hands,
+                backward(p, MODE_CFR, kind, player, child_start, num_children, term_fn, term_data, hands,
                          strat, reach, cfv, regret, avg, decay, dummy)
             for p in range(2):
                 nodes = nodes0 if p == 0 else nodes1
@@ -224,7 +233,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
 
 
 @njit(cache=True)
-def evaluate(kind, player, parent, child_start, num_children, term_index, payoff, hands, nodes0, nodes1,
+def evaluate(kind, player, parent, child_start, num_children, term_fn, term_data, hands, nodes0, nodes1,
              weights, normalise_first, probs, reach, cfv, best_action, out):  # pragma: no cover - compiled
     """Best-response values of both players and player 1's expected value, in one call.
 
@@ -237,13 +246,13 @@ def evaluate(kind, player, parent, child_start, num_children, term_index, payoff
         normalise(nodes1, child_start, num_children, hands[1], weights, probs)
     forward(kind, player, parent, hands, probs, reach)
     for p in range(2):
-        backward(p, MODE_BEST_RESPONSE, kind, player, child_start, num_children, term_index, payoff, hands,
+        backward(p, MODE_BEST_RESPONSE, kind, player, child_start, num_children, term_fn, term_data, hands,
                  probs, reach, cfv, dummy, dummy, 0.0, best_action)
         tot = 0.0
         for h in range(hands[p]):
             tot += cfv[0, h]
         out[p] = tot
-    backward(0, MODE_EXPECTED, kind, player, child_start, num_children, term_index, payoff, hands,
+    backward(0, MODE_EXPECTED, kind, player, child_start, num_children, term_fn, term_data, hands,
              probs, reach, cfv, dummy, dummy, 0.0, best_action)
     tot = 0.0
     for h in range(hands[0]):

@@ -109,19 +109,20 @@ class _Evaluator:
         t = game.tree
         self.game = game
         self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term_index, self.payoff = game.terminal_payoffs()
+        self.term_fn, self.term_data = game.compiled_terminal()
         n, hm = t.n_nodes, game.max_hands
-        self.reach = np.zeros((2, n, hm))
-        self.cfv = np.zeros((n, hm))
+        dt = self.dtype = game.storage_dtype
+        self.reach = np.zeros((2, n, hm), dtype=dt)
+        self.cfv = np.zeros((n, hm), dtype=dt)
         self.best = np.zeros((n, hm), dtype=np.int32)
         self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
         self.out = np.zeros(3)
-        self.buffer = np.ones((n, hm))
+        self.buffer = np.ones((n, hm), dtype=dt)
         self._dummy = np.zeros((1, 1))
 
     def _writable(self, probs):
         """Compiled passes take writable C arrays (read-only arrays are a different numba type)."""
-        if probs.flags.writeable and probs.flags.c_contiguous and probs.dtype == np.float64:
+        if probs.flags.writeable and probs.flags.c_contiguous and probs.dtype == self.dtype:
             return probs
         self.buffer[...] = probs
         return self.buffer
@@ -133,7 +134,7 @@ class _Evaluator:
     def backward(self, p, mode, probs):
         """Root counterfactual values of player ``p``'s hands (after :meth:`forward`)."""
         t = self.game.tree
-        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term_index, self.payoff,
+        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term_fn, self.term_data,
                    self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
                    self.best)
         return self.cfv[0, :self.hands[p]].copy()
@@ -144,7 +145,7 @@ class _Evaluator:
         t = self.game.tree
         if weights is None:
             probs = self._writable(probs)
-        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term_index, self.payoff,
+        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term_fn, self.term_data,
                    self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
                    weights is not None, probs, self.reach, self.cfv, self.best, self.out)
         return self.out[:2].copy(), float(self.out[2])

@@ -244,21 +244,23 @@ class _State:
         n, hm = t.n_nodes, game.max_hands
         self.game = game
         self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term_index, self.payoff = game.terminal_payoffs()
+        self.term_fn, self.term_data = game.compiled_terminal()
         self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
-        self.strat = np.ones((n, hm))
-        self.regret = np.zeros((n, hm))
-        self.avg = np.zeros((n, hm))
-        self.reach = np.zeros((2, n, hm))
-        self.cfv = np.zeros((n, hm))
-        self.buffer = np.ones((n, hm))
+        dt = game.storage_dtype
+        self.strat = np.ones((n, hm), dtype=dt)
+        self.regret = np.zeros((n, hm), dtype=dt)
+        self.avg = np.zeros((n, hm), dtype=dt)
+        self.reach = np.zeros((2, n, hm), dtype=dt)
+        self.cfv = np.zeros((n, hm), dtype=dt)
+        self.buffer = np.ones((n, hm), dtype=dt)
         for p in (0, 1):
             K.regret_matching(self.nodes[p], t.child_start, t.num_children, self.hands[p], self.regret, self.strat)
 
     def run(self, t0: int, n_iter: int, params) -> None:
         t = self.game.tree
         K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children,
-                         self.term_index, self.payoff, self.hands, self.nodes[0], self.nodes[1], self.strat, self.regret, self.avg, self.reach, self.cfv, *params)
+                         self.term_fn, self.term_data, self.hands, self.nodes[0], self.nodes[1], self.strat,
+                         self.regret, self.avg, self.reach, self.cfv, *params)
 
     def average(self) -> np.ndarray:
         t = self.game.tree

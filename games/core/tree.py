@@ -299,9 +299,14 @@ class Game:
     big_blind : float or None
         The big blind in chips, for reporting in milli-big-blinds per game (mbb/g); ``None`` when the game has
         antes but no blind (Kuhn, Leduc, the bet game), in which case mbb/g is not reported.
+    storage_dtype : numpy.dtype
+        Precision of the solvers' per-(node, hand) arrays (float64 unless a game chooses float32).
     """
 
     name: str = "game"
+    #: Floating-point type of the per-(node, hand) arrays the solvers allocate (regrets, strategies, reaches,
+    #: counterfactual values): float64 by default; hold'em endgames use float32 to halve memory.
+    storage_dtype = np.dtype(np.float64)
     tree: PublicTree
     num_hands: tuple
     deal: np.ndarray
@@ -358,6 +363,20 @@ class Game:
             cached = (index, np.ascontiguousarray(payoff, dtype=np.float64))
             self.__dict__["_terminal_payoffs"] = cached
         return cached
+
+    def compiled_terminal(self) -> tuple:
+        """The terminal evaluator the compiled solvers call (CFR, best response), as ``(term_fn, term_data)``.
+
+        ``term_fn(n, p, hands, reach, cfv, term_data)`` is a numba-compiled function writing the counterfactual
+        values of player ``p``'s hands at terminal ``n`` into ``cfv[n, :hands[p]]`` (chips, chance and card
+        removal included) from the opponent's reach ``reach[1 - p, n]``: the compiled form of :meth:`values`.
+        The default reads the dense payoff matrices of :meth:`terminal_payoffs`
+        (:func:`games.core._kernels.dense_terminal`); games with thousands of hands (hold'em) override it with a
+        structured evaluator, e.g. a sorted showdown, and never build ``H1 x H2`` matrices.
+        """
+        from games.core._kernels import dense_terminal
+
+        return dense_terminal, self.terminal_payoffs()
 
     def terminal_matrix(self, node: int) -> np.ndarray:
         """``deal[b] * u1(node, i, j)``, shape ``(H1, H2)``: the chance-weighted payoff to player 1 (chips).
