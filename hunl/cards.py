@@ -153,7 +153,9 @@ def parse_card(card, name: str = "card") -> int:
             raise ValueError(f"{name}: card index {int(card)} is outside 0..51")
         return int(card)
     if not isinstance(card, str):
-        raise TypeError(f"{name} must be a card string like 'Ah' or an index 0..51, got {type(card).__name__}")
+        raise TypeError(
+            f"{name} must be a card string like 'Ah' or an index 0..51, got {type(card).__name__}"
+        )
     if len(card) != 2 or card[0] not in _RANK_OF_CHAR or card[1] not in _SUIT_OF_CHAR:
         raise ValueError(
             f"{name}: unknown card {card!r}; a card is a rank from '{RANKS}' followed by a lower-case suit "
@@ -400,7 +402,9 @@ def parse_hand_class(label: str) -> int:
     """
     key = label[:2].upper() + label[2:] if isinstance(label, str) else None
     if key not in _CELL_OF_LABEL:
-        raise ValueError(f"unknown hand class {label!r}; expected e.g. 'QQ', 'AKs' or 'AKo' (higher rank first)")
+        raise ValueError(
+            f"unknown hand class {label!r}; expected e.g. 'QQ', 'AKs' or 'AKo' (higher rank first)"
+        )
     return _CELL_OF_LABEL[key]
 
 

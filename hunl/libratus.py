@@ -7,9 +7,9 @@ the Libratus blueprint. The files come from the MIT-licensed DDCFR repository (r
 ``PokerRL/LibratusEndgames/``); a copy with its license notice is in ``data/libratus_endgames/``.
 
 File format, one field a line: ``-round 3`` (3 = turn, 4 = river), ``-board 7s9h9cTc``, ``-pot 500`` (chips,
-half from each player) and ``-reach`` followed by 2,652 numbers: 1,326 for the out-of-position player (first to
-act on the round), then 1,326 for the button, in the combo order of :mod:`hunl.cards`. Blinds are 50/100 and
-stacks 20,000 chips at the start of the hand.
+half from each player) and ``-reach`` followed by 2,652 numbers: 1,326 for the out-of-position player (first
+to act on the round), then 1,326 for the button, in the combo order of :mod:`hunl.cards`. Blinds are 50/100
+and stacks 20,000 chips at the start of the hand.
 
 >>> game = load_endgame("subgame1")
 >>> game.street, format_cards(game.board), game.pot, game.stack_remaining
@@ -110,10 +110,14 @@ class LibratusEndgame:
                     or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{attr} must be a positive finite number of chips, got {value!r}")
         if self.pot / 2 > self.stack:
-            raise ValueError(f"pot {self.pot!r} needs more than the stack of {self.stack!r} chips from each player")
+            raise ValueError(
+                f"pot {self.pot!r} needs more than the stack of {self.stack!r} chips from each player"
+            )
         reach = np.array(self.reach, dtype=np.float64)
         if reach.shape != (2, NUM_COMBOS):
-            raise ValueError(f"reach must have shape (2, 1326) (two players' reach of each combo), got {reach.shape}")
+            raise ValueError(
+                f"reach must have shape (2, 1326) (two players' reach of each combo), got {reach.shape}"
+            )
         conflicts = board_conflicts(board)
         for p in range(2):
             row, who = reach[p], _PLAYERS[p]
@@ -122,13 +126,14 @@ class LibratusEndgame:
                 raise ValueError(f"reach of {who} is not finite at combo {COMBO_LABELS[k]}")
             if np.any(row < 0) or np.any(row > 1 + _REACH_ATOL):
                 k = int(np.flatnonzero((row < 0) | (row > 1 + _REACH_ATOL))[0])
-                raise ValueError(f"reach of {who} must be a probability in [0, 1]; got {row[k]!r} at combo "
-                                 f"{COMBO_LABELS[k]}")
+                raise ValueError(f"reach of {who} must be a probability in [0, 1]; got {float(row[k])!r} at "
+                                 f"combo {COMBO_LABELS[k]}")
             bad = np.flatnonzero(conflicts & (row != 0))
             if bad.size:
+                k = int(bad[0])
                 raise ValueError(
-                    f"reach of {who} is {row[bad[0]]!r} at combo {COMBO_LABELS[bad[0]]}, which conflicts with the "
-                    f"board {format_cards(board)} (and {bad.size - 1} more); it must be 0"
+                    f"reach of {who} is {float(row[k])!r} at combo {COMBO_LABELS[k]}, which conflicts with "
+                    f"the board {format_cards(board)} (and {bad.size - 1} more); it must be 0"
                 )
             if not np.any(row > 0):
                 raise ValueError(f"reach of {who} is zero on every combo")
@@ -153,7 +158,7 @@ class LibratusEndgame:
         return self.stack - self.pot / 2
 
     def normalised_reach(self) -> np.ndarray:
-        """The reach vectors scaled so that each player's row sums to 1 (the published reference runs do this).
+        """The reach vectors scaled so that each player's row sums to 1 (as the published reference runs do).
 
         Returns
         -------
@@ -184,7 +189,9 @@ def _resolve(path_or_name) -> Path:
     elif isinstance(path_or_name, (str, os.PathLike)):
         path = Path(path_or_name)
     else:
-        raise TypeError(f"path_or_name must be a path or one of {ENDGAMES}, got {type(path_or_name).__name__}")
+        raise TypeError(
+            f"path_or_name must be a path or one of {ENDGAMES}, got {type(path_or_name).__name__}"
+        )
     if not path.is_file():
         raise FileNotFoundError(
             f"Libratus endgame file {str(path)!r} not found (names {', '.join(ENDGAMES)} resolve against "
@@ -201,7 +208,9 @@ def _read_fields(path: Path) -> dict[str, list[str]]:
             continue
         key = parts[0]
         if key not in _FIELDS:
-            raise ValueError(f"{path}: line {number} starts with {key[:20]!r}; expected one of {', '.join(_FIELDS)}")
+            raise ValueError(
+                f"{path}: line {number} starts with {key[:20]!r}; expected one of {', '.join(_FIELDS)}"
+            )
         if key in fields:
             raise ValueError(f"{path}: field {key} appears twice (line {number})")
         fields[key] = parts[1:]

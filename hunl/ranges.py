@@ -8,7 +8,7 @@ each optionally followed by ``:w`` to give its combos the weight ``w`` in [0, 1]
 ``AA``, ``QQ+``         a pair; that pair and every higher pair
 ``99-66``               the pairs from 99 down to 66 (either end may come first)
 ``AKs``, ``AKo``, ``AK``  suited (4 combos), offsuit (12) or both (16) -- the higher rank comes first
-``A5s+``                A5s, A6s, ..., AKs: the kicker rises to one below the top card (also ``A5o+``, ``A5+``)
+``A5s+``                A5s, A6s, ..., AKs: the kicker rises to one below the top card (``A5o+``, ``A5+``)
 ``KTs-K7s``             same top card, a span of kickers: KTs, K9s, K8s, K7s
 ``T9s-76s``             same gap, both ranks step together: T9s, 98s, 87s, 76s (``T8o-64o``, ``T9-76`` too)
 ``AsKh``                one specific combo
@@ -16,7 +16,8 @@ each optionally followed by ``:w`` to give its combos the weight ``w`` in [0, 1]
 ======================  ==========================================================================
 
 **Later tokens override earlier ones** for the combos they share: ``"AK,AKs:0.5"`` gives AKs weight 0.5 and
-AKo weight 1, and ``"AKs:0.5,AK"`` gives all 16 combos weight 1. A weight of 0 removes combos (``"QQ+,KK:0"``).
+AKo weight 1, and ``"AKs:0.5,AK"`` gives all 16 combos weight 1. A weight of 0 removes combos
+(``"QQ+,KK:0"``).
 
 >>> w = parse_range("QQ+,AKs,AKo:0.5,T9s-98s:0.25")
 >>> float(w.sum())                          # 18 + 4 + 6 + 2 combos
@@ -34,11 +35,11 @@ import numpy as np
 from hunl.cards import (
     _CLASS_ORDER,
     _CLASS_START,
+    _RANK_OF_CHAR,
     COMBO_LABELS,
     HAND_CLASS,
     NUM_COMBOS,
     RANKS,
-    _RANK_OF_CHAR,
     board_conflicts,
     class_cell,
     class_combos,
@@ -77,7 +78,9 @@ def _parse_class(text: str, token: str) -> tuple[int, int, str]:
     hi, lo = _RANK_OF_CHAR[text[0]], _RANK_OF_CHAR[text[1]]
     suffix = text[2:]
     if suffix not in ("", "s", "o"):
-        raise _token_error(token, f"the suffix {suffix!r} must be 's' (suited), 'o' (offsuit) or nothing (both)")
+        raise _token_error(
+            token, f"the suffix {suffix!r} must be 's' (suited), 'o' (offsuit) or nothing (both)"
+        )
     if hi == lo:
         if suffix:
             raise _token_error(token, f"a pair ({text[:2]}) cannot be suited or offsuit")
@@ -98,7 +101,9 @@ def _class_cells(hi: int, lo: int, kind: str) -> list[int]:
 def _expand_span(text: str, token: str) -> list[tuple[int, int, str]]:
     ends = text.split("-")
     if len(ends) != 2:
-        raise _token_error(token, "a span has exactly one '-' between two hand classes, e.g. '99-66' or 'KTs-K7s'")
+        raise _token_error(
+            token, "a span has exactly one '-' between two hand classes, e.g. '99-66' or 'KTs-K7s'"
+        )
     (h1, l1, k1), (h2, l2, k2) = (_parse_class(e, token) for e in ends)
     if (k1 == "pair") != (k2 == "pair"):
         raise _token_error(token, "a span cannot mix a pair with a non-pair hand")
@@ -174,7 +179,9 @@ def parse_range(text: str, board=None) -> np.ndarray:
     for position, raw in enumerate(text.split(",")):
         token = raw.strip()
         if not token:
-            raise ValueError(f"range text {text!r} has an empty token at position {position} (a stray comma?)")
+            raise ValueError(
+                f"range text {text!r} has an empty token at position {position} (a stray comma?)"
+            )
         body, sep, weight_text = token.partition(":")
         weight = _parse_weight(weight_text.strip(), token) if sep else 1.0
         body = body.strip()
@@ -194,11 +201,13 @@ def _check_weights(weights, name: str, bounded: bool) -> np.ndarray:
     if w.shape != (NUM_COMBOS,):
         raise ValueError(f"{name} must have shape (1326,) (one weight per combo), got {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise ValueError(f"{name} has NaN or infinite weights (first at combo {_first_labels(~np.isfinite(w))})")
+        raise ValueError(f"{name} has NaN or infinite weights (at {_first_labels(~np.isfinite(w))})")
     if np.any(w < 0):
         raise ValueError(f"{name} has negative weights (at {_first_labels(w < 0)})")
     if bounded and np.any(w > 1):
-        raise ValueError(f"{name} weights must be within [0, 1]; found {w.max()!r} (at {_first_labels(w > 1)})")
+        raise ValueError(
+            f"{name} weights must be within [0, 1]; found {float(w.max())!r} (at {_first_labels(w > 1)})"
+        )
     return w
 
 
@@ -235,9 +244,9 @@ def check_range(weights, board=None, name: str = "range", bounded: bool = True,
     Raises
     ------
     ValueError
-        On a wrong shape, NaN/infinity, a negative weight, a weight above 1 when ``bounded``, positive weight on
-        a combo that conflicts with the board (listing a few, unless ``drop_board_conflicts``), or when no combo
-        that avoids the board has positive weight (an empty range).
+        On a wrong shape, NaN/infinity, a negative weight, a weight above 1 when ``bounded``, positive
+        weight on a combo that conflicts with the board (listing a few, unless ``drop_board_conflicts``), or
+        when no combo that avoids the board has positive weight (an empty range).
     """
     w = _check_weights(weights, name, bounded)
     if board is not None:
@@ -332,8 +341,8 @@ def format_range(weights, precision: int = 3, board=None) -> str:
 
     Weights are rounded to ``precision`` decimals. A grid class (``"AKs"``) whose combos all have the same
     weight is printed as a class, and classes are merged into ``+`` and ``-`` spans (``"QQ+"``, ``"A5s+"``,
-    ``"KTs-K7s"``, ``"T9s-76s"``) and into suited-and-offsuit tokens (``"AK"``) where every member has the same
-    weight; a class whose combos differ is printed combo by combo (``"AsKh:0.5"``). Tokens are grouped by
+    ``"KTs-K7s"``, ``"T9s-76s"``) and into suited-and-offsuit tokens (``"AK"``) where every member has the
+    same weight; a class whose combos differ is printed combo by combo (``"AsKh:0.5"``). Tokens are grouped by
     weight, highest first; weight 1 has no suffix and weight 0 is omitted.
 
     Parameters
@@ -362,7 +371,9 @@ def format_range(weights, precision: int = 3, board=None) -> str:
     """
     if not isinstance(precision, (int, np.integer)) or isinstance(precision, bool) \
             or not 0 <= precision <= _MAX_PRECISION:
-        raise ValueError(f"precision must be an integer number of decimals in 0..{_MAX_PRECISION}, got {precision!r}")
+        raise ValueError(
+            f"precision must be an integer number of decimals in 0..{_MAX_PRECISION}, got {precision!r}"
+        )
     w = _check_weights(weights, "weights", bounded=True)
     live = np.ones(NUM_COMBOS, dtype=bool)
     if board is not None:
