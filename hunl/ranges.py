@@ -33,11 +33,10 @@ import re
 import numpy as np
 
 from hunl.cards import (
-    _CLASS_ORDER,
-    _CLASS_START,
     _RANK_OF_CHAR,
     COMBO_LABELS,
     HAND_CLASS,
+    NUM_CLASSES,
     NUM_COMBOS,
     RANKS,
     board_conflicts,
@@ -268,6 +267,8 @@ def check_range(weights, board=None, name: str = "range", bounded: bool = True,
 def _weight_suffix(q: int, precision: int) -> str:
     if q == 10 ** precision:
         return ""
+    if q == 0:
+        return ":0"
     digits = str(q).zfill(precision).rstrip("0")
     return ":0." + digits
 
@@ -339,11 +340,13 @@ def _class_tokens(cells: np.ndarray) -> list[str]:
 def format_range(weights, precision: int = 3, board=None) -> str:
     """Compact solver-syntax text of a range; :func:`parse_range` reads it back.
 
-    Weights are rounded to ``precision`` decimals. A grid class (``"AKs"``) whose combos all have the same
-    weight is printed as a class, and classes are merged into ``+`` and ``-`` spans (``"QQ+"``, ``"A5s+"``,
-    ``"KTs-K7s"``, ``"T9s-76s"``) and into suited-and-offsuit tokens (``"AK"``) where every member has the
-    same weight; a class whose combos differ is printed combo by combo (``"AsKh:0.5"``). Tokens are grouped by
-    weight, highest first; weight 1 has no suffix and weight 0 is omitted.
+    Weights are rounded to ``precision`` decimals. Each grid class (``"AKs"``) is printed at its base weight,
+    the most common weight among its combos, and classes with equal base weight are merged into ``+`` and
+    ``-`` spans (``"QQ+"``, ``"A5s+"``, ``"KTs-K7s"``, ``"T9s-76s"``) and into suited-and-offsuit tokens
+    (``"AK"``). The combos of a partial class whose weight differs from its base follow at the end as specific
+    combos, which override the class tokens (``"AK,AsKh:0.5"``, ``"QQ+,AsAh:0"``); a class whose base weight
+    is 0 is printed only through its nonzero combos. Class tokens are grouped by weight, highest first;
+    weight 1 has no suffix. This never uses more tokens than listing every combo of a partial class.
 
     Parameters
     ----------
@@ -385,20 +388,23 @@ def format_range(weights, precision: int = 3, board=None) -> str:
     q = np.rint(w * scale).astype(np.int64)
     q[~live] = 0
 
-    starts = _CLASS_START[:-1]
-    q_sorted, live_sorted = q[_CLASS_ORDER], live[_CLASS_ORDER]
-    q_min = np.minimum.reduceat(np.where(live_sorted, q_sorted, scale + 1), starts)
-    q_max = np.maximum.reduceat(np.where(live_sorted, q_sorted, -1), starts)
-    full = (q_max > 0) & (q_min == q_max)                 # every live combo of the class has one weight
-    loose = (q > 0) & ~full[HAND_CLASS]                   # combos of classes printed one by one
+    # each class's base weight: its most common weight among live combos (on a tie 0, then the larger weight)
+    live_k = np.flatnonzero(live)
+    cell_q, counts = np.unique(HAND_CLASS[live_k].astype(np.int64) * (scale + 1) + q[live_k], return_counts=True)
+    u_cell, u_q = np.divmod(cell_q, scale + 1)
+    pick = np.lexsort((u_q, u_q == 0, counts, u_cell))   # per cell, the best candidate comes last
+    last = np.r_[u_cell[pick][1:] != u_cell[pick][:-1], True]
+    base = np.zeros(NUM_CLASSES, dtype=np.int64)
+    base[u_cell[pick][last]] = u_q[pick][last]
+    # classes print at their base weight; the live combos that differ follow as overriding exceptions
+    exceptions = np.flatnonzero(live & (q != base[HAND_CLASS]))
 
     tokens: list[str] = []
-    for value in sorted(set(q_max[full].tolist()) | set(q[loose].tolist()), reverse=True):
+    for value in sorted(set(base[base > 0].tolist()), reverse=True):
         suffix = _weight_suffix(value, int(precision))
-        cells = np.flatnonzero(full & (q_max == value))
-        combos = np.flatnonzero(loose & (q == value))
-        combos = combos[np.lexsort((-combos, HAND_CLASS[combos]))]
-        tokens += [t + suffix for t in _class_tokens(cells)]
-        tokens += [COMBO_LABELS[k] + suffix for k in combos]
+        tokens += [t + suffix for t in _class_tokens(np.flatnonzero(base == value))]
+    exceptions = exceptions[np.lexsort((exceptions, HAND_CLASS[exceptions], -q[exceptions]))]
+    tokens += [COMBO_LABELS[k] + _weight_suffix(v, int(precision))
+               for k, v in zip(exceptions.tolist(), q[exceptions].tolist())]
     return ",".join(tokens)
 

@@ -132,6 +132,10 @@ def test_parse_range_type_error():
     ("KTs-K7s,99-66,JJ-TT", "JJ-66,KTs-K7s"),
     ("AK,AKs:0.5", "AKo,AKs:0.5"),
     ("AsKh,AsKd:0.5", "AsKh,AsKd:0.5"),
+    ("AK,AsKh:0.5", "AK,AsKh:0.5"),
+    ("QQ+,AsAh:0", "QQ+,AsAh:0"),
+    ("AK:0.3,AhKh:0.2,AsKs:0.2", "AK:0.3,AsKs:0.2,AhKh:0.2"),
+    ("AsAh,AsAd,KK:0.5", "KK:0.5,AsAh,AsAd"),
     ("22+", "22+"),
 ])
 def test_format_range_is_compact(weights, expected):
@@ -183,6 +187,13 @@ def test_format_parse_round_trip(case):
         assert text == ""
         return
     assert np.array_equal(parse_range(text), weights), text
+    # never more tokens than printing uniform classes whole and every nonzero combo of the others
+    q = np.rint(weights * 10**precision)
+    listing = 0
+    for cell in range(169):
+        members = q[class_combos(cell)]
+        listing += 1 if members.min() == members.max() > 0 else int(np.count_nonzero(members))
+    assert len(text.split(",")) <= listing
 
 
 @settings(max_examples=60, deadline=None)
