@@ -390,7 +390,8 @@ def format_range(weights, precision: int = 3, board=None) -> str:
 
     # each class's base weight: its most common weight among live combos (on a tie 0, then the larger weight)
     live_k = np.flatnonzero(live)
-    cell_q, counts = np.unique(HAND_CLASS[live_k].astype(np.int64) * (scale + 1) + q[live_k], return_counts=True)
+    keys = HAND_CLASS[live_k].astype(np.int64) * (scale + 1) + q[live_k]
+    cell_q, counts = np.unique(keys, return_counts=True)
     u_cell, u_q = np.divmod(cell_q, scale + 1)
     pick = np.lexsort((u_q, u_q == 0, counts, u_cell))   # per cell, the best candidate comes last
     last = np.r_[u_cell[pick][1:] != u_cell[pick][:-1], True]
