@@ -27,10 +27,15 @@ def _generate(args):
     family = load_family(args.game)
     db = SolutionDatabase(args.db)
     report = db.generate(family, args.games, seed=args.seed, workers=args.workers, progress=not args.quiet,
-                         shard_size=getattr(args, "shard_size", 250))
+                         shard_size=getattr(args, "shard_size", 250), scheduler=getattr(args, "scheduler", None),
+                         repair=getattr(args, "repair", False))
+    if report.repaired:
+        print(f"repaired {len(report.repaired)} bad shard(s) (deleted and solved again): "
+              f"{', '.join(report.repaired)}")
     stored = len(db)
+    workers = "Dask worker threads" if report.backend == "dask" else "workers"
     print(f"solution database {db.path}: {stored} games stored; this run solved {report.n_solved} "
-          f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} workers), "
+          f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} {workers}), "
           f"{report.n_unverified} failed verification (NashConv > 1e-9)")
     return family, db, report
 
@@ -136,6 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="solve random games into a solution database (resumable)")
     _add_db_args(gen, games=10_000)
     gen.add_argument("--shard-size", type=int, default=250, help="games per Parquet shard (default 250)")
+    gen.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="solve on a Dask cluster: its scheduler address, e.g. tcp://10.0.0.5:8786 (needs the dask "
+                          "extra and rulelearn installed on the workers; the shards are written here). Default: local "
+                          "processes (--workers)")
+    gen.add_argument("--repair", action="store_true",
+                     help="if stored shards are corrupt or truncated, delete exactly those and solve them again "
+                          "(default: stop and name them)")
     gen.set_defaults(func=cmd_generate)
     rules = sub.add_parser("rules", help="fit a decision tree on a database and print its rules")
     rules.add_argument("--db", default="data/betgame")

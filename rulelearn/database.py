@@ -432,11 +432,13 @@ class SolutionDatabase:
             shards.append((int(m.group(1)), int(m.group(2)), f))
         shards.sort()
         reach, holder = 0, None
-        for a, b, f in shards:
+        for a, b, f in shards:  # shards already found bad do not count (they are to be deleted)
+            if f.name in problems:
+                continue
             if a < reach:
-                problems.setdefault(f.name, f"overlaps {holder}")
-            if b > reach:
-                reach, holder = b, f.name
+                problems[f.name] = f"overlaps {holder}"
+                continue
+            reach, holder = b, f.name
         names = {f.name for _, _, f in shards}
         for name in records:
             if name in names or name in problems:
@@ -471,7 +473,7 @@ class SolutionDatabase:
         t0 = time.perf_counter()
         if self.manifest is None:
             raise FileNotFoundError(f"{self.path} is not a solution database (no {MANIFEST})")
-        shards, records, problems, checksummed = self._scan()
+        shards, records, problems, _ = self._scan()
         n_games = n_unverified = n_sum = 0
         for a, b, f in shards:
             if f.name in problems:
@@ -560,6 +562,8 @@ class SolutionDatabase:
                 if len(data) == record.get("bytes") and hashlib.sha256(data).hexdigest() == record.get("sha256"):
                     os.replace(tmp, final)
                     continue
+                records.pop(name)  # the commit never completed: its games will be solved again
+                self._write_manifest(manifest)
             tmp.unlink()
         for stale in (MANIFEST + ".tmp", _LEGACY_MANIFEST + ".tmp"):
             (self.path / stale).unlink(missing_ok=True)

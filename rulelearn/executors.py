@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-__all__ = ["SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor", "import_distributed"]
+__all__ = ["DaskExecutor", "PoolExecutor", "SerialExecutor", "import_distributed", "make_executor"]
 
 
 def _limit_numba_threads() -> None:
@@ -72,7 +73,7 @@ class SerialExecutor:
         self.workers = 1
         self.description = "1 process"
 
-    def __enter__(self) -> "SerialExecutor":
+    def __enter__(self) -> SerialExecutor:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -107,7 +108,7 @@ class PoolExecutor:
         self.description = f"{self.workers} processes"
         self._pool = None
 
-    def __enter__(self) -> "PoolExecutor":
+    def __enter__(self) -> PoolExecutor:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
@@ -190,7 +191,7 @@ class DaskExecutor:
         self.workers = 0
         self.description = "dask"
 
-    def __enter__(self) -> "DaskExecutor":
+    def __enter__(self) -> DaskExecutor:
         distributed = import_distributed()
         if isinstance(self._scheduler, distributed.Client):
             self._client, self._owned = self._scheduler, False
