@@ -6,13 +6,14 @@ Layout (see :mod:`games.core.tree`): nodes in breadth-first order; per-hand arra
 ``(N, Hm)``: the counterfactual values of the traversing player's hands (chance and the opponent's reach
 included through the game's ``deal`` matrices).
 
-Terminal values come from a compiled *terminal evaluator* the game supplies
-(:meth:`games.core.tree.Game.compiled_terminal`): a numba function ``term_fn(n, p, hands, reach, cfv, term_data)``
-that writes into ``cfv[n, :hands[p]]`` the counterfactual values of player ``p``'s hands at terminal ``n`` given the
-opponent's reach ``reach[1 - p, n]``. Numba specialises the passes for each evaluator (first-class function
-arguments), so the dense evaluator of small games (:func:`dense_terminal`, reading the chance-weighted payoff matrix
-``payoff[term_index[n]]``) and the sorted O(n) showdown of hold'em (:mod:`hunl.showdown`) run in the same loop.
-Per-hand arrays may be float64 or float32 (numba compiles one version per dtype).
+Terminal values come from one of the core's compiled *terminal evaluators*, chosen by the game
+(:meth:`games.core.tree.Game.compiled_terminal`) through a spec ``term = (kind, dense_data, ranked_data)``:
+:data:`TERMINAL_DENSE` reads the chance-weighted payoff matrix ``payoff[term_index[n]]`` of small games
+(:func:`dense_terminal`); :data:`TERMINAL_RANKED` is the O(n) sorted showdown with card removal of hold'em
+(:mod:`games.core.showdown`). Each writes into ``cfv[n, :hands[p]]`` the counterfactual values of player ``p``'s
+hands at terminal ``n`` given the opponent's reach ``reach[1 - p, n]``. (A spec of fixed types rather than a
+function argument keeps numba's on-disk cache valid across processes: first-class function arguments are
+recompiled in every process.) Per-hand arrays may be float64 or float32 (numba compiles one version per dtype).
 
 Only loops over nodes, children and hands; no Python objects. ``cache=True`` keeps compiled code between runs.
 """
@@ -22,10 +23,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.core.showdown import empty_ranked_data, ranked_terminal
 from games.core.tree import CHANCE, DECISION, TERMINAL  # noqa: F401  (CHANCE documents the third kind)
 
 #: Modes of :func:`backward`.
 MODE_CFR, MODE_BEST_RESPONSE, MODE_EXPECTED = 0, 1, 2
+
+#: Terminal evaluators (first field of a terminal spec).
+TERMINAL_DENSE, TERMINAL_RANKED = 0, 1
+
+
+def dense_spec(term_index: np.ndarray, payoff: np.ndarray) -> tuple:
+    """Terminal spec of the dense evaluator (``term_index`` int64 ``(N,)``, ``payoff`` float64 ``(T, H1, H2)``)."""
+    return (TERMINAL_DENSE, (np.ascontiguousarray(term_index, dtype=np.int64),
+                             np.ascontiguousarray(payoff, dtype=np.float64)), empty_ranked_data())
+
+
+def ranked_spec(data: tuple) -> tuple:
+    """Terminal spec of the ranked showdown (``data`` as described in
+    :func:`games.core.showdown.empty_ranked_data`)."""
+    return (TERMINAL_RANKED, (np.zeros(1, np.int64), np.zeros((1, 1, 1))), data)
+
+
+@njit(cache=True)
+def terminal(n, p, hands, reach, cfv, term):  # pragma: no cover - compiled
+    """Dispatch to the spec's evaluator."""
+    if term[0] == TERMINAL_DENSE:
+        dense_terminal(n, p, hands, reach, cfv, term[1])
+    else:
+        ranked_terminal(n, p, hands, reach, cfv, term[2])
 
 
 @njit(cache=True)
@@ -76,7 +102,7 @@ def dense_terminal(n, p, hands, reach, cfv, data):  # pragma: no cover - compile
 
 
 @njit(cache=True)
-def backward(p, mode, kind, player, child_start, num_children, term_fn, term_data, hands,
+def backward(p, mode, kind, player, child_start, num_children, term, hands,
              strat, reach, cfv, regret, avg, avg_decay, best_action):  # pragma: no cover - compiled
     """Counterfactual values of player ``p``'s hands at every node, bottom-up.
 
@@ -90,7 +116,7 @@ def backward(p, mode, kind, player, child_start, num_children, term_fn, term_dat
     for n in range(n_nodes - 1, -1, -1):
         k = kind[n]
         if k == TERMINAL:
-            term_fn(n, p, hands, reach, cfv, term_data)
+            terminal(n, p, hands, reach, cfv, term)
             continue
         s = child_start[n]
         e = s + num_children[n]
@@ -194,7 +220,7 @@ def _factor(t, exponent, kind):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, term_fn, term_data,
+def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, term,
                    hands, nodes0, nodes1, strat, regret, avg, reach, cfv,
                    alpha, alpha_kind, beta, beta_kind, gamma, delay, alternating):  # pragma: no cover
     """Run iterations ``t0 + 1 .. t0 + n_iter`` of the CFR family (see :mod:`games.core.cfr`)."""
@@ -215,7 +241,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
             for p in range(2):
                 nodes = nodes0 if p == 0 else nodes1
                 forward(kind, player, parent, hands, strat, reach)
-                backward(p, MODE_CFR, kind, player, child_start, num_children, term_fn, term_data, hands,
+                backward(p, MODE_CFR, kind, player, child_start, num_children, term, hands,
                          strat, reach, cfv, regret, avg, decay, dummy)
                 if pos != 1.0 or neg != 1.0:
                     discount(nodes, child_start, num_children, hands[p], regret, pos, neg)
@@ -223,7 +249,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
         else:
             forward(kind, player, parent, hands, strat, reach)
             for p in range(2):
-                backward(p, MODE_CFR, kind, player, child_start, num_children, term_fn, term_data, hands,
+                backward(p, MODE_CFR, kind, player, child_start, num_children, term, hands,
                          strat, reach, cfv, regret, avg, decay, dummy)
             for p in range(2):
                 nodes = nodes0 if p == 0 else nodes1
@@ -233,7 +259,7 @@ def cfr_iterations(t0, n_iter, kind, player, parent, child_start, num_children, 
 
 
 @njit(cache=True)
-def evaluate(kind, player, parent, child_start, num_children, term_fn, term_data, hands, nodes0, nodes1,
+def evaluate(kind, player, parent, child_start, num_children, term, hands, nodes0, nodes1,
              weights, normalise_first, probs, reach, cfv, best_action, out):  # pragma: no cover - compiled
     """Best-response values of both players and player 1's expected value, in one call.
 
@@ -246,13 +272,13 @@ def evaluate(kind, player, parent, child_start, num_children, term_fn, term_data
         normalise(nodes1, child_start, num_children, hands[1], weights, probs)
     forward(kind, player, parent, hands, probs, reach)
     for p in range(2):
-        backward(p, MODE_BEST_RESPONSE, kind, player, child_start, num_children, term_fn, term_data, hands,
+        backward(p, MODE_BEST_RESPONSE, kind, player, child_start, num_children, term, hands,
                  probs, reach, cfv, dummy, dummy, 0.0, best_action)
         tot = 0.0
         for h in range(hands[p]):
             tot += cfv[0, h]
         out[p] = tot
-    backward(0, MODE_EXPECTED, kind, player, child_start, num_children, term_fn, term_data, hands,
+    backward(0, MODE_EXPECTED, kind, player, child_start, num_children, term, hands,
              probs, reach, cfv, dummy, dummy, 0.0, best_action)
     tot = 0.0
     for h in range(hands[0]):

@@ -109,7 +109,7 @@ class _Evaluator:
         t = game.tree
         self.game = game
         self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term_fn, self.term_data = game.compiled_terminal()
+        self.term = game.compiled_terminal()
         n, hm = t.n_nodes, game.max_hands
         dt = self.dtype = game.storage_dtype
         self.reach = np.zeros((2, n, hm), dtype=dt)
@@ -134,7 +134,7 @@ class _Evaluator:
     def backward(self, p, mode, probs):
         """Root counterfactual values of player ``p``'s hands (after :meth:`forward`)."""
         t = self.game.tree
-        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term_fn, self.term_data,
+        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term,
                    self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
                    self.best)
         return self.cfv[0, :self.hands[p]].copy()
@@ -145,7 +145,7 @@ class _Evaluator:
         t = self.game.tree
         if weights is None:
             probs = self._writable(probs)
-        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term_fn, self.term_data,
+        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term,
                    self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
                    weights is not None, probs, self.reach, self.cfv, self.best, self.out)
         return self.out[:2].copy(), float(self.out[2])

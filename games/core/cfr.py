@@ -244,7 +244,7 @@ class _State:
         n, hm = t.n_nodes, game.max_hands
         self.game = game
         self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term_fn, self.term_data = game.compiled_terminal()
+        self.term = game.compiled_terminal()
         self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
         dt = game.storage_dtype
         self.strat = np.ones((n, hm), dtype=dt)
@@ -259,7 +259,7 @@ class _State:
     def run(self, t0: int, n_iter: int, params) -> None:
         t = self.game.tree
         K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children,
-                         self.term_fn, self.term_data, self.hands, self.nodes[0], self.nodes[1], self.strat,
+                         self.term, self.hands, self.nodes[0], self.nodes[1], self.strat,
                          self.regret, self.avg, self.reach, self.cfv, *params)
 
     def average(self) -> np.ndarray:

@@ -365,18 +365,17 @@ class Game:
         return cached
 
     def compiled_terminal(self) -> tuple:
-        """The terminal evaluator the compiled solvers call (CFR, best response), as ``(term_fn, term_data)``.
+        """The terminal evaluator the compiled solvers use (CFR, best response): a spec
+        ``(kind, dense_data, ranked_data)`` built by :func:`games.core._kernels.dense_spec` or
+        :func:`games.core._kernels.ranked_spec`.
 
-        ``term_fn(n, p, hands, reach, cfv, term_data)`` is a numba-compiled function writing the counterfactual
-        values of player ``p``'s hands at terminal ``n`` into ``cfv[n, :hands[p]]`` (chips, chance and card
-        removal included) from the opponent's reach ``reach[1 - p, n]``: the compiled form of :meth:`values`.
-        The default reads the dense payoff matrices of :meth:`terminal_payoffs`
-        (:func:`games.core._kernels.dense_terminal`); games with thousands of hands (hold'em) override it with a
-        structured evaluator, e.g. a sorted showdown, and never build ``H1 x H2`` matrices.
+        The default is the dense evaluator over :meth:`terminal_payoffs`. Games with thousands of hands (hold'em)
+        return the ranked showdown (:mod:`games.core.showdown`) and never build ``H1 x H2`` matrices. Either way
+        the evaluator computes what :meth:`values` does, for all hands of one player at once.
         """
-        from games.core._kernels import dense_terminal
+        from games.core._kernels import dense_spec
 
-        return dense_terminal, self.terminal_payoffs()
+        return dense_spec(*self.terminal_payoffs())
 
     def terminal_matrix(self, node: int) -> np.ndarray:
         """``deal[b] * u1(node, i, j)``, shape ``(H1, H2)``: the chance-weighted payoff to player 1 (chips).
