@@ -197,9 +197,8 @@ class DaskExecutor:
             self._client, self._owned = self._scheduler, False
         else:
             self._client, self._owned = distributed.Client(self._scheduler), True
-        info = self._client.scheduler_info()
-        self.workers = int(sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
-        self.description = f"dask {info.get('address', '?')}, {self.workers} worker threads"
+        self.workers = int(sum(self._client.nthreads().values()))
+        self.description = f"dask {self._client.scheduler.address}, {self.workers} worker threads"
         return self
 
     def __exit__(self, *exc) -> None:
