@@ -457,7 +457,7 @@ class SolutionDatabase:
         Parameters
         ----------
         strict : bool, default True
-            Raise on the first database-level failure; otherwise return the problems in the result.
+            Raise :class:`CorruptShardError` if anything is wrong; otherwise return the problems in the result.
 
         Returns
         -------
@@ -492,10 +492,10 @@ class SolutionDatabase:
         return DatabaseCheck(str(self.path), len(shards), n_games, n_unverified, n_sum, dict(sorted(problems.items())),
                              time.perf_counter() - t0)
 
-    def _read_tables(self, n_games: int | None, columns: list[str] | None, keep: bool = True) -> list[pa.Table]:
-        """Checked tables of the shards holding ids ``< n_games``; raise :class:`CorruptShardError` if any is bad.
-
-        With ``keep=False`` the shards are only checked and an empty list is returned.
+    def _read_tables(self, n_games: int | None, columns: list[str] | None, keep: bool = True
+                     ) -> tuple[list[pa.Table], list[Path]]:
+        """Checked tables and paths of the shards holding ids ``< n_games``; raise :class:`CorruptShardError` if
+        any is bad. With ``keep=False`` the shards are only checked and no table is returned.
         """
         shards, records, problems, _ = self._scan()
 
@@ -525,7 +525,7 @@ class SolutionDatabase:
                 tables.append(table)
         if problems:
             raise CorruptShardError(self.path, problems, _REPAIR_HINT)
-        return tables
+        return tables, [f for _, _, f in shards]
 
     # ------------------------------------------------------------------ generation
     def _write_manifest(self, manifest: dict) -> None:
@@ -735,7 +735,7 @@ class SolutionDatabase:
             If a shard read is bad (see the module notes); it names every bad file and what is wrong.
         """
         cols = None if columns is None else sorted(set(columns) | set(_REQUIRED))
-        table = pa.concat_tables(self._read_tables(n_games, cols))
+        table = pa.concat_tables(self._read_tables(n_games, cols)[0])
         out = {name: _column_to_numpy(table, name) for name in table.column_names}
         keep = np.ones(len(out["game_id"]), dtype=bool)
         if n_games is not None:
@@ -753,7 +753,7 @@ class SolutionDatabase:
         FileNotFoundError, CorruptShardError
             As :meth:`load`.
         """
-        df = pa.concat_tables(self._read_tables(n_games, None)).to_pandas()
+        df = pa.concat_tables(self._read_tables(n_games, None)[0]).to_pandas()
         df = df.sort_values("game_id").reset_index(drop=True)
         return df if n_games is None else df[df["game_id"] < n_games].reset_index(drop=True)
 
@@ -788,9 +788,9 @@ class SolutionDatabase:
             import dask.dataframe as dd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("to_dask needs dask.dataframe: pip install \"rulelearn[dask]\"") from exc
-        self._read_tables(n_games, None if columns is None else sorted(set(columns) | set(_REQUIRED)), keep=False)
-        paths = [str(f) for a, _, f in self.shards() if n_games is None or a < n_games]
-        df = dd.read_parquet(paths, columns=columns)
+        _, paths = self._read_tables(n_games, None if columns is None else sorted(set(columns) | set(_REQUIRED)),
+                                     keep=False)
+        df = dd.read_parquet([str(p) for p in paths], columns=columns)
         if n_games is not None:
             df = df[df["game_id"] < n_games]
         return df
