@@ -1,6 +1,23 @@
-"""The main job: train every learner on a solution database, score it on held-out games, extract rules, plot.
+"""The papers' learning experiments: train learners on a solution database, score them on held-out games.
 
-Game-agnostic: everything game-specific comes from the :class:`~rulelearn.family.GameFamily`.
+Game-agnostic: everything game-specific comes from the :class:`~rulelearn.family.GameFamily`. Two groups of
+functions:
+
+* the main job (``rulelearn demo``): :func:`default_learners`, :func:`evaluate`, :func:`depth_curve`,
+  :func:`format_scores`;
+* the reproduction of Ganzfried & Yusuf (2017), driven by ``scripts/reproduce.py``:
+
+  - :func:`tree_sweep`, trees of depth 3-20 for every representation (*Games* 8(4), Section 4, Figures 4 and 6),
+    from one deep tree per representation truncated at each depth (:func:`predict_by_depth`);
+  - :func:`tree_table`, the AAAI-W Table 1 (test EMD and the R^2 "score" at one depth);
+  - :func:`knn_fraction_curve` and :func:`knn_learning_curve`, 1-NN error against the training fraction
+    (AAAI-W Section 4.1, Figures 8-11);
+  - :func:`kmedoids_errors` and :func:`kmedoids_paper_scale`, k-medoids with 5, 10, 15 clusters (AAAI-W
+    Section 4.3, Figures 14-15);
+  - :func:`medoid_tree`, the decision tree on the cluster medoids (AAAI-W Section 4.4, Figure 16).
+
+Every score is the mean output EMD (Algorithm 2, in ``[0, 1]``) and player 1's exploitability (chips; the pot is
+1 chip) on held-out games. Tables are :class:`pandas.DataFrame`, one row per (learner, setting).
 """
 
 from __future__ import annotations
@@ -9,7 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.metrics import r2_score
+from sklearn.neighbors import NearestNeighbors
+from sklearn.tree import DecisionTreeRegressor
 
+from rulelearn import representations as _representations
+from rulelearn.distance import output_emd
 from rulelearn.family import GameFamily
 from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors, StrategyTree
 from rulelearn.pipeline import StrategyModel
@@ -25,10 +47,28 @@ __all__ = [
     "depth_curve",
     "format_scores",
     "ALL_REPRESENTATIONS",
+    "EMD_METRICS",
+    "numbered_representations",
+    "DepthSlice",
+    "predict_by_depth",
+    "tree_sweep",
+    "tree_table",
+    "knn_fraction_curve",
+    "knn_learning_curve",
+    "kmedoids_errors",
+    "kmedoids_paper_scale",
+    "MedoidTreeResult",
+    "medoid_tree",
 ]
 
 #: The paper's six representations and the "share of the opponent's range beaten" extension.
 ALL_REPRESENTATIONS = PAPER_REPRESENTATIONS + (Representation("cdf", "beats"),)
+
+#: Distances for the EMD learners (k-NN, k-medoids): ``"cdf"`` is Algorithm 1 on the cdf features (the input
+#: EMD); ``"pdf"`` is Algorithm 1 applied to the pdf features as if they were cdfs, which reduces to the L1
+#: distance between the pdfs (card order ignored). Under the true EMD the pdf and cdf features give identical
+#: distances, so this is the only reading under which the papers' pdf and cdf k-NN curves can differ.
+EMD_METRICS = ("cdf", "pdf")
 
 
 @dataclass(frozen=True)
@@ -88,6 +128,11 @@ def _subset(columns: dict, idx: np.ndarray) -> dict:
     return {k: v[idx] for k, v in columns.items()}
 
 
+def _model(family: GameFamily, learner, representation: Representation) -> StrategyModel:
+    return StrategyModel(learner, representation, hand_labels=list(family.hand_labels),
+                         player_names=list(family.player_names))
+
+
 def evaluate(family: GameFamily, columns: dict, specs: list[LearnerSpec], split: Split
              ) -> list[tuple[PolicyScore, StrategyModel]]:
     """Fit every learner on the training games and score it on the test games.
@@ -109,8 +154,7 @@ def evaluate(family: GameFamily, columns: dict, specs: list[LearnerSpec], split:
     test_cols = _subset(columns, split.test)
     out = []
     for spec in specs:
-        model = StrategyModel(spec.learner, spec.representation, hand_labels=list(family.hand_labels),
-                              player_names=list(family.player_names))
+        model = _model(family, spec.learner, spec.representation)
         model.fit(ranges[split.train], strategies[split.train])
         pred = model.predict(ranges[split.test])
         expl = family.exploitability(test_cols, pred)
@@ -124,17 +168,17 @@ def depth_curve(family: GameFamily, columns: dict, split: Split, depths=range(1,
                 representations=ALL_REPRESENTATIONS) -> pd.DataFrame:
     """Test error of trees by depth for each representation (the paper's Figures 4a and 6a).
 
+    One tree of the largest depth is grown per representation and truncated at each depth
+    (:func:`predict_by_depth`).
+
     Returns
     -------
     pandas.DataFrame
         Columns ``representation``, ``depth``, ``rules`` (leaves), ``emd``, ``exploitability`` (mean, chips).
     """
-    specs = [LearnerSpec(f"tree depth {d}", StrategyTree(d), rep) for rep in representations for d in depths]
-    rows = []
-    for spec, (score, _) in zip(specs, evaluate(family, columns, specs, split)):
-        rows.append({"representation": spec.representation.name, "depth": spec.learner.max_depth,
-                     "rules": score.size, "emd": score.emd, "exploitability": score.exploitability_mean})
-    return pd.DataFrame(rows)
+    reps = dict(enumerate(representations, start=1))
+    sweep = tree_sweep(family, columns, split, reps, depths=depths, r2=False)
+    return sweep.rename(columns={"leaves": "rules"})[["representation", "depth", "rules", "emd", "exploitability"]]
 
 
 def format_scores(scores: list[PolicyScore]) -> str:
@@ -147,3 +191,542 @@ def format_scores(scores: list[PolicyScore]) -> str:
         lines.append(f"{s.learner:<44} {s.representation:<13} {size:>14} {s.emd:7.4f}   "
                      f"{s.exploitability_mean:8.4f}{s.exploitability_median:8.4f}{s.exploitability_max:8.4f}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reproduction of the papers' experiments
+# ---------------------------------------------------------------------------------------------------------------
+
+def numbered_representations() -> dict[int, Representation]:
+    """The papers' representations numbered as in *Games* 8(4), Section 4.
+
+    1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf, and,
+    when :mod:`rulelearn.representations` provides them (``REPRESENTATIONS``), 7-10: 3-6 with one sampled bet
+    size as the output.
+
+    Returns
+    -------
+    dict of int to Representation
+    """
+    registry = getattr(_representations, "REPRESENTATIONS", None)
+    if registry:
+        return dict(sorted(registry.items()))
+    return {1: Representation("cdf", None), 2: Representation("pdf", None), 3: Representation("cdf", "index"),
+            4: Representation("pdf", "index"), 5: Representation("cdf", "cdf"), 6: Representation("pdf", "cdf")}
+
+
+def _check_depths(depths) -> list[int]:
+    ds = list(depths)
+    if not ds or any(isinstance(d, bool) or not float(d).is_integer() or d < 0 for d in ds):
+        raise ValueError(f"depths must be a non-empty sequence of non-negative integers, got {ds!r}")
+    return sorted({int(d) for d in ds})
+
+
+def _node_depths(tree) -> np.ndarray:
+    """Depth of every node of a fitted scikit-learn ``Tree`` (root 0), shape ``(n_nodes,)`` int64."""
+    left, right = tree.children_left, tree.children_right
+    depth = np.zeros(tree.node_count, dtype=np.int64)
+    frontier, level = np.array([0]), 0
+    while frontier.size:
+        depth[frontier] = level
+        kids = np.concatenate([left[frontier], right[frontier]])
+        frontier, level = kids[kids >= 0], level + 1
+    return depth
+
+
+@dataclass(frozen=True)
+class DepthSlice:
+    """A fitted tree cut at one depth.
+
+    Attributes
+    ----------
+    depth : int
+        The depth limit (the root is depth 0, as ``max_depth`` in scikit-learn).
+    nodes : int
+        Nodes of the cut tree (the paper's "#nodes", Figure 4b).
+    leaves : int
+        Leaves of the cut tree: the number of if-then rules.
+    rows : numpy.ndarray of float64, shape ``(m, ...)``
+        Predicted strategy of every input row: the tree's ``predict`` shape.
+    """
+
+    depth: int
+    nodes: int
+    leaves: int
+    rows: np.ndarray
+
+
+def predict_by_depth(tree: StrategyTree, X, depths) -> list[DepthSlice]:
+    """Predictions of a fitted tree cut at each depth, from one pass down the deepest tree.
+
+    Cutting a tree grown to depth ``D`` at depth ``d <= D`` (each node at depth ``d`` becomes a leaf predicting
+    its training mean) gives the tree that :class:`~sklearn.tree.DecisionTreeRegressor` grows with
+    ``max_depth=d``: CART is greedy, so a node's split does not depend on the depth limit below it. The one
+    exception is the choice between *equally good* splits, which scikit-learn breaks by a random feature order
+    whose draws depend on how many nodes were split before; this changes a few deep, small nodes, not the
+    statistics of the tree (``tests/test_experiment.py`` checks equality at shallow depths and agreement within
+    the seed-to-seed spread at deep ones). It makes the 18 depths of the paper's sweep cost one tree.
+
+    Parameters
+    ----------
+    tree : StrategyTree
+        Fitted.
+    X : array_like of float, shape ``(m, n_features)``
+    depths : iterable of int
+        Depth limits; those at or beyond the tree's own depth give its full predictions.
+
+    Returns
+    -------
+    list of DepthSlice
+        In increasing depth.
+
+    Raises
+    ------
+    ValueError
+        If ``depths`` is empty or holds a negative or non-integer value.
+    """
+    ds = _check_depths(depths)
+    t = tree.tree_.tree_
+    node_depth = _node_depths(t)
+    is_leaf = t.children_left < 0
+    node_strategies = tree.leaf_strategies()
+    path = tree.tree_.decision_path(np.asarray(X, dtype=np.float64))
+    ptr, nodes_on_path = path.indptr, path.indices
+    length = np.diff(ptr)  # nodes on each row's path = its leaf's depth + 1
+    out = []
+    for d in ds:
+        pos = ptr[:-1] + np.minimum(d, length - 1)
+        node = nodes_on_path[pos]
+        # node ids grow along a path (children are numbered after their parent), so position k is depth k
+        if not np.array_equal(node_depth[node], np.minimum(d, length - 1)):  # pragma: no cover - sklearn invariant
+            raise RuntimeError("decision_path did not list nodes by depth")
+        n_nodes = int(np.count_nonzero(node_depth <= d))
+        n_leaves = int(np.count_nonzero((node_depth == d) | (is_leaf & (node_depth < d))))
+        out.append(DepthSlice(d, n_nodes, n_leaves, node_strategies[node]))
+    return out
+
+
+def _r2(pred: np.ndarray, truth: np.ndarray, per_hand: bool) -> float:
+    """scikit-learn's regression ``score`` (R^2, uniform average over outputs) of raw action probabilities."""
+    b = truth.shape[-1]
+    shape = (-1, b) if per_hand else (truth.shape[0], -1)
+    return float(r2_score(truth.reshape(shape), pred.reshape(shape)))
+
+
+def _scores(family: GameFamily, test_cols: dict, pred: np.ndarray, truth: np.ndarray) -> dict:
+    expl = np.asarray(family.exploitability(test_cols, pred), dtype=np.float64)
+    return {"emd": float(np.mean(output_emd(pred, truth))), "exploitability": float(expl.mean()),
+            "exploitability_median": float(np.median(expl)), "exploitability_max": float(expl.max())}
+
+
+def _one_sweep(family, columns, split, number, rep, depths, max_depth, seed, r2):
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    test_cols = _subset(columns, split.test)
+    truth = strategies[split.test]
+    model = _model(family, StrategyTree(max_depth, random_state=seed), rep)
+    model.fit(ranges[split.train], strategies[split.train])
+    X = rep.transform(ranges[split.test]).X
+    rows = []
+    for sl in predict_by_depth(model.learner_, X, depths):
+        pred = rep.assemble(sl.rows, len(split.test))
+        row = {"number": number, "representation": rep.name, "depth": sl.depth, "nodes": sl.nodes,
+               "leaves": sl.leaves, **_scores(family, test_cols, pred, truth)}
+        if r2:
+            row["r2"] = _r2(pred, truth, rep.per_hand is not None)
+        rows.append(row)
+    return rows
+
+
+def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=None, depths=range(3, 21),
+               seed: int = 0, n_jobs: int = 1, r2: bool = True) -> pd.DataFrame:
+    """Test error and exploitability of decision trees by depth, per representation (*Games*, Figures 4 and 6).
+
+    The paper trains on 64,000 games and tests on 16,000 (80% / 20% of 80,000), depths 3 to 20. For each
+    representation one :class:`~rulelearn.learners.StrategyTree` of the largest depth is grown and cut at every
+    depth (:func:`predict_by_depth`).
+
+    Parameters
+    ----------
+    family : GameFamily
+    columns : dict of numpy.ndarray
+        Loaded solution database.
+    split : Split
+    representations : dict of int to Representation, optional
+        Default :func:`numbered_representations`.
+    depths : iterable of int, default 3..20
+    seed : int, default 0
+        The trees' ``random_state`` (tie-breaking between equal splits).
+    n_jobs : int, default 1
+        Representations fitted in parallel threads (scikit-learn grows trees without the GIL).
+    r2 : bool, default True
+        Also report scikit-learn's R^2 score of the raw action probabilities (column ``r2``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (representation, depth): ``number``, ``representation``, ``depth``, ``nodes``, ``leaves``,
+        ``emd`` (mean output EMD), ``exploitability``, ``exploitability_median``, ``exploitability_max`` (chips),
+        and ``r2`` if asked.
+
+    Raises
+    ------
+    ValueError
+        On bad ``depths``.
+    """
+    from joblib import Parallel, delayed
+
+    reps = numbered_representations() if representations is None else dict(representations)
+    ds = _check_depths(depths)
+    jobs = (delayed(_one_sweep)(family, columns, split, n, rep, ds, max(ds), seed, r2) for n, rep in reps.items())
+    parts = Parallel(n_jobs=n_jobs, prefer="threads")(jobs)
+    return pd.DataFrame([row for part in parts for row in part])
+
+
+def _one_table_row(family, columns, split, number, rep, depth, seed) -> dict:
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    test_cols = _subset(columns, split.test)
+    truth, train_truth = strategies[split.test], strategies[split.train]
+    per_hand = rep.per_hand is not None
+    ours = _model(family, StrategyTree(depth, random_state=seed), rep)
+    ours.fit(ranges[split.train], train_truth)
+    pred = ours.predict(ranges[split.test])
+    train_pred = ours.predict(ranges[split.train])
+    # the paper's tree: scikit-learn's default criterion (squared error) on the raw probabilities
+    tr, te = rep.transform(ranges[split.train], train_truth), rep.transform(ranges[split.test])
+    paper = DecisionTreeRegressor(max_depth=depth, random_state=seed).fit(tr.X, tr.Y.reshape(tr.Y.shape[0], -1))
+    raw = np.clip(paper.predict(te.X), 0.0, None).reshape((-1,) + truth.shape[1 + per_hand:])
+    raw = rep.assemble(raw / raw.sum(-1, keepdims=True), len(split.test))
+    s_ours = _scores(family, test_cols, pred, truth)
+    s_paper = _scores(family, test_cols, raw, truth)
+    return {
+        "number": number, "representation": rep.name, "leaves": ours.model_size[0],
+        "emd": s_ours["emd"], "r2": _r2(pred, truth, per_hand), "exploitability": s_ours["exploitability"],
+        "emd_paper_tree": s_paper["emd"], "r2_paper_tree": _r2(raw, truth, per_hand),
+        "exploitability_paper_tree": s_paper["exploitability"],
+        "train_emd": float(np.mean(output_emd(train_pred, train_truth))),
+        "emd_of_means": float(output_emd(pred.mean(0), truth.mean(0))),
+    }
+
+
+def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12, representations=None,
+               seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+    """The AAAI-W Table 1: test EMD and R^2 score of depth-``depth`` trees per representation, two criteria.
+
+    The paper fits :class:`~sklearn.tree.DecisionTreeRegressor` with its default criterion (squared error) on the
+    raw action probabilities ("paper tree"); :class:`~rulelearn.learners.StrategyTree` fits the cumulative
+    probabilities, whose L1 distance is the EMD ("our tree"). Both predict leaf means, which are valid
+    strategies. Also reported: the training EMD, and the EMD between the *average* predicted and the average true
+    strategy (two readings under which an "EMD error" can be far below the per-game test EMD).
+
+    Parameters
+    ----------
+    family, columns, split
+        As in :func:`tree_sweep` (the paper uses 20,000 games, 80/20).
+    depth : int, default 12
+    representations : dict of int to Representation, optional
+        Default: the six of :func:`numbered_representations` that predict whole strategies (1-6).
+    seed : int, default 0
+    n_jobs : int, default 1
+        Representations fitted in parallel threads.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2``,
+        ``exploitability`` (ours, chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``,
+        ``train_emd``, ``emd_of_means``.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is not a positive integer.
+    """
+    from joblib import Parallel, delayed
+
+    if isinstance(depth, bool) or not float(depth).is_integer() or depth < 1:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    reps = representations
+    if reps is None:
+        reps = {n: r for n, r in numbered_representations().items() if n <= 6}
+    jobs = (delayed(_one_table_row)(family, columns, split, n, rep, int(depth), seed) for n, rep in reps.items())
+    return pd.DataFrame(Parallel(n_jobs=n_jobs, prefer="threads")(jobs))
+
+
+def _pool_subsets(n_total: int, n_games: int, repeats: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``repeats`` random subsets of ``n_games`` rows, disjoint when the pool is large enough."""
+    if n_games > n_total:
+        raise ValueError(f"n_games={n_games} exceeds the {n_total} games loaded")
+    perm = rng.permutation(n_total)
+    if n_games * repeats <= n_total:
+        return [np.sort(perm[r * n_games:(r + 1) * n_games]) for r in range(repeats)]
+    return [np.sort(rng.choice(n_total, n_games, replace=False)) for _ in range(repeats)]
+
+
+def _emd_representation(metric: str) -> tuple[Representation, str]:
+    """The whole-game representation and the learners' ``input_kind`` of an :data:`EMD_METRICS` entry."""
+    if metric not in EMD_METRICS:
+        raise ValueError(f"metric must be one of {EMD_METRICS}, got {metric!r}")
+    # "pdf": pdf features declared as cdfs, so Algorithm 1 measures the L1 distance between the pdfs
+    return Representation(metric, None), "cdf"
+
+
+_PER_CARD = {"card": "index", "card-cdf": "cdf"}
+
+
+def _knn_variant(name: str) -> Representation:
+    """The representation of a k-NN variant name: ``cdf``/``pdf`` (whole game) or ``<features>-card[-cdf]``."""
+    features, _, per_hand = str(name).partition("-")
+    if features not in EMD_METRICS or (per_hand and per_hand not in _PER_CARD):
+        raise ValueError(f"k-NN variants must be 'cdf', 'pdf' or '<cdf|pdf>-card[-cdf]', got {name!r}")
+    return Representation(features, _PER_CARD.get(per_hand))
+
+
+def _knn_scores(family, columns, ranges, strategies, train, test, variants) -> list[dict]:
+    test_cols = _subset(columns, test)
+    truth = strategies[test]
+    rows = []
+    for name in variants:
+        rep = _knn_variant(name)
+        if rep.per_hand is None:
+            _, kind = _emd_representation(rep.features)
+            model = _model(family, EMDNearestNeighbors(1, input_kind=kind), rep)
+            pred = model.fit(ranges[train], strategies[train]).predict(ranges[test])
+            same_card = 1.0
+        else:  # one row per card: the features block plus the card (number or cdf), Manhattan distance
+            tr, te = rep.transform(ranges[train], strategies[train]), rep.transform(ranges[test])
+            idx = NearestNeighbors(n_neighbors=1, metric="manhattan").fit(tr.X).kneighbors(
+                te.X, return_distance=False)[:, 0]
+            pred = rep.assemble(tr.Y[idx], len(test))
+            same_card = float(np.mean(tr.hand_index[idx] == te.hand_index))
+        rows.append({"variant": rep.name, "features": rep.features, "outputs": "whole" if rep.per_hand is None
+                     else "per card", "same_card": same_card, **_scores(family, test_cols, pred, truth)})
+    return rows
+
+
+_KNN_VARIANTS = ("cdf", "pdf", "cdf-card", "cdf-card-cdf", "pdf-card-cdf")
+
+
+def knn_fraction_curve(family: GameFamily, columns: dict, fractions=(0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,
+                                                                     0.8, 0.9),
+                       n_games: int = 1000, repeats: int = 10, seed: int = 0, variants=_KNN_VARIANTS
+                       ) -> pd.DataFrame:
+    """1-NN test error against the share of games used for training, at the paper's scale (AAAI-W Section 4.1).
+
+    The paper takes 1,000 games and, for each training fraction ``f``, trains on ``f * 1000`` and tests on the
+    rest (Figures 8-11). We repeat this on ``repeats`` disjoint 1,000-game subsets of the database, each with
+    its own random split, to show the spread that the paper's single curves hide.
+
+    Parameters
+    ----------
+    family : GameFamily
+    columns : dict of numpy.ndarray
+    fractions : sequence of float in (0, 1)
+    n_games : int, default 1000
+    repeats : int, default 10
+    seed : int, default 0
+    variants : sequence of str
+        ``"cdf"``, ``"pdf"``: whole-game 1-NN (the paper's "310 outputs") with that distance of
+        :data:`EMD_METRICS`. ``"<cdf|pdf>-card"``, ``"<cdf|pdf>-card-cdf"``: one row per card (the paper's "31
+        outputs"): the features block plus the card number or the card's cdf, Manhattan distance.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``repeat``, ``train_fraction``, ``n_train``, ``n_test``, ``variant``, ``features``, ``outputs``
+        (``"whole"`` or ``"per card"``), ``same_card`` (share of per-card neighbours holding the same card),
+        ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+
+    Raises
+    ------
+    ValueError
+        If a fraction leaves an empty side, or ``n_games`` exceeds the database.
+    """
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r, pool in enumerate(_pool_subsets(len(ranges), int(n_games), int(repeats), rng)):
+        for f in fractions:
+            sp = split_games(len(pool), 1.0 - float(f), seed=seed + 1000 * r + int(round(1000 * f)))
+            train, test = pool[sp.train], pool[sp.test]
+            for row in _knn_scores(family, columns, ranges, strategies, train, test, variants):
+                rows.append({"repeat": r, "train_fraction": float(f), "n_train": len(train), "n_test": len(test),
+                             **row})
+    return pd.DataFrame(rows)
+
+
+def knn_learning_curve(family: GameFamily, columns: dict, split: Split, train_sizes, seed: int = 0,
+                       variants=("cdf", "pdf")) -> pd.DataFrame:
+    """1-NN test error against the number of memorised games, on the full database.
+
+    Training sets are nested random subsets of ``split.train``; the test set is ``split.test`` for every size.
+
+    Parameters
+    ----------
+    family, columns, split
+    train_sizes : sequence of int
+        Each at most ``len(split.train)``.
+    seed : int, default 0
+    variants : sequence of str, default the whole-game ones
+        As in :func:`knn_fraction_curve`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n_train``, ``n_test``, ``train_fraction`` (of all loaded games), ``variant``, ``features``,
+        ``outputs``, ``same_card``, ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+
+    Raises
+    ------
+    ValueError
+        If a size is not in ``1 .. len(split.train)``.
+    """
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    order = np.random.default_rng(seed).permutation(split.train)
+    n_all = len(split.train) + len(split.test)
+    rows = []
+    for size in train_sizes:
+        if int(size) != size or not 1 <= size <= len(order):
+            raise ValueError(f"train_sizes must be integers in 1..{len(order)}, got {size!r}")
+        train = np.sort(order[: int(size)])
+        for row in _knn_scores(family, columns, ranges, strategies, train, split.test, variants):
+            rows.append({"n_train": int(size), "n_test": len(split.test), "train_fraction": int(size) / n_all,
+                         **row})
+    return pd.DataFrame(rows)
+
+
+def kmedoids_errors(family: GameFamily, columns: dict, split: Split, ks=(5, 10, 15), metrics=EMD_METRICS,
+                    seed: int = 0, max_samples: int | None = None) -> pd.DataFrame:
+    """k-medoids by input distance, scored by playing the nearest medoid's strategy (AAAI-W Section 4.3).
+
+    Parameters
+    ----------
+    family, columns, split
+    ks : sequence of int, default (5, 10, 15)
+    metrics : sequence of str, default :data:`EMD_METRICS`
+    seed : int, default 0
+    max_samples : int, optional
+        Training games the medoids are chosen from (a random subsample when there are more); default the
+        learner's own default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``features``, ``k``, ``n_train``, ``n_test``, ``inertia`` (mean input distance of training games to
+        their medoid), ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+    """
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    test_cols = _subset(columns, split.test)
+    truth = strategies[split.test]
+    extra = {} if max_samples is None else {"max_samples": int(max_samples)}
+    rows = []
+    for metric in metrics:
+        rep, kind = _emd_representation(metric)
+        for k in ks:
+            model = _model(family, EMDKMedoids(int(k), input_kind=kind, random_state=seed, **extra), rep)
+            model.fit(ranges[split.train], strategies[split.train])
+            pred = model.predict(ranges[split.test])
+            rows.append({"features": metric, "k": int(k), "n_train": len(split.train), "n_test": len(split.test),
+                         "inertia": model.learner_.inertia_, **_scores(family, test_cols, pred, truth)})
+    return pd.DataFrame(rows)
+
+
+def kmedoids_paper_scale(family: GameFamily, columns: dict, ks=(5, 10, 15), n_games: int = 1000,
+                         repeats: int = 10, test_fraction: float = 0.2, seed: int = 0,
+                         metrics=EMD_METRICS) -> pd.DataFrame:
+    """:func:`kmedoids_errors` on ``repeats`` disjoint subsets of ``n_games`` games (the paper: 1,000, 800/200).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`kmedoids_errors` plus ``repeat``.
+    """
+    rng = np.random.default_rng(seed)
+    parts = []
+    for r, pool in enumerate(_pool_subsets(len(columns["game_id"]), int(n_games), int(repeats), rng)):
+        sp = split_games(len(pool), test_fraction, seed=seed + r)
+        df = kmedoids_errors(family, columns, Split(pool[sp.train], pool[sp.test]), ks, metrics, seed=seed + r)
+        parts.append(df.assign(repeat=r))
+    return pd.concat(parts, ignore_index=True)
+
+
+@dataclass(frozen=True)
+class MedoidTreeResult:
+    """The decision tree on the cluster medoids (AAAI-W Section 4.4) and its scores.
+
+    Attributes
+    ----------
+    model : StrategyModel
+        Fitted :class:`~rulelearn.learners.ClusterThenTree` (``tree_on="medoids"``) with its representation.
+    depth, leaves : int
+        Of the classification tree on the medoids.
+    split_features : tuple of str
+        The features the tree branches on.
+    emd, exploitability : float
+        Mean test EMD and mean exploitability (chips) of the tree's policy on all test games.
+    emd_nearest_medoid, exploitability_nearest_medoid : float
+        The same for the nearest-medoid policy of the same clustering (Section 4.3).
+    agreement : float
+        Share of test games in which the tree picks the nearest medoid.
+    emd_first, r2_first : float
+        Test EMD and R^2 score of the tree's policy on the first ``n_first`` test games (the paper tests on 1,000).
+    n_first, n_test : int
+    """
+
+    model: StrategyModel
+    depth: int
+    leaves: int
+    split_features: tuple[str, ...]
+    emd: float
+    exploitability: float
+    emd_nearest_medoid: float
+    exploitability_nearest_medoid: float
+    agreement: float
+    emd_first: float
+    r2_first: float
+    n_first: int
+    n_test: int
+
+
+def medoid_tree(family: GameFamily, columns: dict, split: Split, n_clusters: int = 5, seed: int = 0,
+                n_first: int = 1000) -> MedoidTreeResult:
+    """Cluster the training games by input EMD, fit a tree on the ``n_clusters`` medoids, score it on the test games.
+
+    Parameters
+    ----------
+    family, columns, split
+    n_clusters : int, default 5
+        The paper uses 5 clusters with cdf features.
+    seed : int, default 0
+    n_first : int, default 1000
+        Also score on the first ``n_first`` test games, the paper's test size.
+
+    Returns
+    -------
+    MedoidTreeResult
+    """
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    rep = Representation("cdf", None)
+    model = _model(family, ClusterThenTree(int(n_clusters), tree_on="medoids", random_state=seed), rep)
+    model.fit(ranges[split.train], strategies[split.train])
+    test_cols = _subset(columns, split.test)
+    truth = strategies[split.test]
+    pred = model.predict(ranges[split.test])
+    X = rep.transform(ranges[split.test]).X
+    c2t = model.learner_
+    nearest = c2t.kmedoids_.predict_cluster(X)
+    picked = c2t.predict_cluster(X)
+    near_pred = c2t.kmedoids_.medoid_targets_[nearest]
+    s_tree = _scores(family, test_cols, pred, truth)
+    s_near = _scores(family, test_cols, near_pred, truth)
+    tree = c2t.tree_
+    used = sorted({int(f) for f in tree.tree_.feature if f >= 0})
+    m = min(int(n_first), len(split.test))
+    return MedoidTreeResult(
+        model=model, depth=int(tree.get_depth()), leaves=int(tree.get_n_leaves()),
+        split_features=tuple(model.feature_names_[f] for f in used),
+        emd=s_tree["emd"], exploitability=s_tree["exploitability"],
+        emd_nearest_medoid=s_near["emd"], exploitability_nearest_medoid=s_near["exploitability"],
+        agreement=float(np.mean(nearest == picked)),
+        emd_first=float(np.mean(output_emd(pred[:m], truth[:m]))), r2_first=_r2(pred[:m], truth[:m], False),
+        n_first=m, n_test=len(split.test),
+    )

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_depth_curve", "plot_strategies"]
+__all__ = [
+    "plot_depth_curve",
+    "plot_strategies",
+    "plot_tree_sweep",
+    "plot_tree_nodes",
+    "plot_exploitability_depth",
+    "plot_knn_fraction",
+    "plot_knn_learning_curve",
+    "plot_kmedoids",
+    "plot_medoid_tree",
+]
+
+#: Axis labels with units, shared by the reproduction figures.
+EMD_LABEL = "mean test EMD to equilibrium (Algorithm 2, 0-1)"
+EXPL_LABEL = "mean exploitability on test games (chips, pot = 1)"
 
 
 def _pyplot():
@@ -89,3 +103,230 @@ def plot_strategies(strategies, path, titles=None, action_labels=None, hand_labe
         fig.suptitle(suptitle, y=1.03)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
+
+
+def _series_label(number, name) -> str:
+    return f"{int(number)}: {name}"
+
+
+def _style(k: int) -> dict:
+    """Colour and line style of the ``k``-th series: ten colours, then dashed."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10"]
+    return {"color": cmap(k % 10), "linestyle": "-" if k < 10 else "--"}
+
+
+def _save(fig, path, plt, dpi: int = 100) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
+def _by_representation(sweep):
+    for k, ((number, name), df) in enumerate(sweep.groupby(["number", "representation"], sort=True)):
+        style = _style(k) if number <= 6 else {**_style(k), "linestyle": "--"}
+        yield _series_label(number, name), df.sort_values("depth"), style
+
+
+def plot_tree_sweep(sweep, path, title: str = "") -> None:
+    """Test EMD and tree size against depth, one line per representation (*Games* 8(4), Figure 4a).
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        From :func:`rulelearn.experiment.tree_sweep` (``number``, ``representation``, ``depth``, ``nodes``,
+        ``emd``).
+    path : str or os.PathLike
+        PNG file.
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for label, df, style in _by_representation(sweep):
+        axes[0].plot(df["depth"], df["emd"], marker="o", ms=2.5, label=label, **style)
+        axes[1].plot(df["depth"], df["nodes"], marker="o", ms=2.5, label=label, **style)
+    axes[0].set_ylabel(EMD_LABEL)
+    axes[1].set_ylabel("nodes in the tree")
+    axes[1].set_yscale("log")
+    for ax in axes:
+        ax.set_xlabel("maximum tree depth")
+        ax.grid(alpha=0.3)
+    axes[0].legend(title="representation", fontsize=7, ncol=2)
+    if title:
+        fig.suptitle(title)
+    _save(fig, path, plt)
+
+
+def plot_tree_nodes(sweep, path, title: str = "") -> None:
+    """Test EMD against the number of tree nodes (log scale), one line per representation (Figure 4b).
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        From :func:`rulelearn.experiment.tree_sweep`.
+    path : str or os.PathLike
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, df, style in _by_representation(sweep):
+        ax.plot(df["nodes"], df["emd"], marker="o", ms=2.5, label=label, **style)
+    ax.set_xscale("log")
+    ax.set_xlabel("nodes in the tree (log scale)")
+    ax.set_ylabel(EMD_LABEL)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(title="representation", fontsize=7, ncol=2)
+    if title:
+        ax.set_title(title, fontsize=10)
+    _save(fig, path, plt)
+
+
+def plot_exploitability_depth(sweep, path, title: str = "") -> None:
+    """Mean exploitability against depth, one line per representation (*Games* 8(4), Figure 6a).
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        From :func:`rulelearn.experiment.tree_sweep` (``exploitability`` in chips).
+    path : str or os.PathLike
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, df, style in _by_representation(sweep):
+        ax.plot(df["depth"], df["exploitability"], marker="o", ms=2.5, label=label, **style)
+    ax.set_xlabel("maximum tree depth")
+    ax.set_ylabel(EXPL_LABEL)
+    ax.grid(alpha=0.3)
+    ax.legend(title="representation", fontsize=7, ncol=2)
+    if title:
+        ax.set_title(title, fontsize=10)
+    _save(fig, path, plt)
+
+
+def _band(ax, df, x, y, label, style):
+    g = df.groupby(x)[y]
+    mean, lo, hi = g.mean(), g.min(), g.max()
+    ax.plot(mean.index, mean.values, marker="o", ms=3, label=label, **style)
+    ax.fill_between(mean.index, lo.values, hi.values, alpha=0.15, color=style["color"], linewidth=0)
+
+
+def plot_knn_fraction(curve, path, title: str = "") -> None:
+    """1-NN test EMD and exploitability against the training fraction (AAAI-W Figures 8-11).
+
+    Lines are the means over the repeats, bands their range (min to max).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        From :func:`rulelearn.experiment.knn_fraction_curve`.
+    path : str or os.PathLike
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for k, (variant, df) in enumerate(curve.groupby("variant", sort=False)):
+        out = "whole game, 310 outputs" if df["outputs"].iloc[0] == "whole" else "per card, 31 outputs"
+        style = _style(k)
+        _band(axes[0], df, "train_fraction", "emd", f"{variant} ({out})", style)
+        _band(axes[1], df, "train_fraction", "exploitability", f"{variant} ({out})", style)
+    axes[0].set_ylabel(EMD_LABEL)
+    axes[1].set_ylabel(EXPL_LABEL)
+    for ax in axes:
+        ax.set_xlabel("share of the games used for training (rest: test)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(title="1-NN variant", fontsize=7)
+    if title:
+        fig.suptitle(title)
+    _save(fig, path, plt)
+
+
+def plot_knn_learning_curve(curve, path, title: str = "") -> None:
+    """1-NN test EMD and exploitability against the number of memorised games (log scale).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        From :func:`rulelearn.experiment.knn_learning_curve`.
+    path : str or os.PathLike
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for k, (variant, df) in enumerate(curve.groupby("variant", sort=False)):
+        df = df.sort_values("n_train")
+        for ax, y in zip(axes, ("emd", "exploitability")):
+            ax.plot(df["n_train"], df[y], marker="o", ms=3, label=f"1-NN, {variant} distance", **_style(k))
+    axes[0].set_ylabel(EMD_LABEL)
+    axes[1].set_ylabel(EXPL_LABEL)
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("training games memorised (log scale)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    _save(fig, path, plt)
+
+
+def plot_kmedoids(paper_scale, full_scale, path, title: str = "") -> None:
+    """k-medoids test EMD and exploitability against the number of clusters (AAAI-W Figures 14-15).
+
+    Parameters
+    ----------
+    paper_scale : pandas.DataFrame
+        From :func:`rulelearn.experiment.kmedoids_paper_scale`: means with min-max error bars over repeats.
+    full_scale : pandas.DataFrame or None
+        From :func:`rulelearn.experiment.kmedoids_errors` on the full database: plotted as lines.
+    path : str or os.PathLike
+    title : str, optional
+    """
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3))
+    for k, (features, df) in enumerate(paper_scale.groupby("features", sort=False)):
+        style = _style(k)
+        for ax, y in zip(axes, ("emd", "exploitability")):
+            g = df.groupby("k")[y]
+            mean = g.mean()
+            err = np.vstack([mean - g.min(), g.max() - mean])
+            n_train = int(df["n_train"].iloc[0])
+            ax.errorbar(mean.index + (k - 0.5) * 0.3, mean.values, yerr=err, fmt="o", capsize=3,
+                        color=style["color"], label=f"{features} distance, {n_train} training games "
+                                                    f"({df['repeat'].nunique()} repeats)")
+        if full_scale is not None:
+            big = full_scale[full_scale["features"] == features].sort_values("k")
+            for ax, y in zip(axes, ("emd", "exploitability")):
+                ax.plot(big["k"], big[y], marker="s", ms=4, label=f"{features} distance, "
+                        f"{int(big['n_train'].iloc[0])} training games", **style)
+    axes[0].set_ylabel(EMD_LABEL)
+    axes[1].set_ylabel(EXPL_LABEL)
+    for ax in axes:
+        ax.set_xlabel("number of clusters k (medoids memorised)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    _save(fig, path, plt)
+
+
+def plot_medoid_tree(result, path, title: str = "") -> None:
+    """The classification tree on the cluster medoids (AAAI-W Figure 16): splits, and the medoid each leaf plays.
+
+    Parameters
+    ----------
+    result : rulelearn.experiment.MedoidTreeResult
+    path : str or os.PathLike
+    title : str, optional
+    """
+    from sklearn.tree import plot_tree
+
+    plt = _pyplot()
+    c2t = result.model.learner_
+    fig, ax = plt.subplots(figsize=(9, 1.6 + 1.1 * (result.depth + 1)))
+    plot_tree(c2t.tree_, ax=ax, feature_names=list(result.model.feature_names_),
+              class_names=[f"medoid {k + 1}" for k in range(len(c2t.kmedoids_.medoid_indices_))],
+              impurity=False, filled=True, rounded=True, fontsize=8, proportion=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    _save(fig, path, plt)
