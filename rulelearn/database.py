@@ -654,7 +654,8 @@ class SolutionDatabase:
         ImportError
             If ``scheduler`` is given and ``dask.distributed`` is not installed.
         RuntimeError
-            If another process is generating into the same directory, or the family returned a bad shard.
+            If another process is generating into the same directory, the family returned a bad shard, or the
+            Dask scheduler cannot be reached.
         """
         if isinstance(n_games, bool) or int(n_games) != n_games or n_games < 1:
             raise ValueError(f"n_games must be a positive integer, got {n_games!r}")

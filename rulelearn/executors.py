@@ -162,6 +162,8 @@ class DaskExecutor:
         If ``dask.distributed`` is not installed.
     TypeError
         If ``scheduler`` is none of the accepted types.
+    RuntimeError
+        On entering, if the scheduler at the given address cannot be reached.
     ValueError
         If ``scheduler`` is an empty string.
 
@@ -196,7 +198,10 @@ class DaskExecutor:
         if isinstance(self._scheduler, distributed.Client):
             self._client, self._owned = self._scheduler, False
         else:
-            self._client, self._owned = distributed.Client(self._scheduler), True
+            try:
+                self._client, self._owned = distributed.Client(self._scheduler), True
+            except OSError as exc:  # includes connection timeouts
+                raise RuntimeError(f"cannot reach the Dask scheduler at {self._scheduler!r}: {exc}") from exc
         self.workers = int(sum(self._client.nthreads().values()))
         self.description = f"dask {self._client.scheduler.address}, {self.workers} worker threads"
         return self
