@@ -787,7 +787,7 @@ class SolutionDatabase:
         """
         try:
             import dask.dataframe as dd
-        except ImportError as exc:  # pragma: no cover - depends on the environment
+        except ImportError as exc:
             raise ImportError("to_dask needs dask.dataframe: pip install \"rulelearn[dask]\"") from exc
         _, paths = self._read_tables(n_games, None if columns is None else sorted(set(columns) | set(_REQUIRED)),
                                      keep=False)

@@ -48,7 +48,7 @@ def import_distributed():
     """
     try:
         import distributed
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise ImportError(
             "the Dask backend needs dask.distributed, which is not installed; "
             "install the optional extra with: pip install \"rulelearn[dask]\""

@@ -111,6 +111,17 @@ def test_make_executor_choices():
         make_executor(scheduler="  ")
 
 
+def test_missing_dask_is_a_clear_error(monkeypatch, small_db, tmp_path):
+    """Dask is optional: without it the Dask paths say which extra to install (the default paths still work)."""
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(ImportError, match=r"rulelearn\[dask\]"):
+        SolutionDatabase(tmp_path).generate(BetGameFamily(), 3, scheduler="tcp://127.0.0.1:8786", progress=False)
+    with pytest.raises(ImportError, match=r"rulelearn\[dask\]"):
+        SolutionDatabase(small_db).to_dask()
+    assert len(SolutionDatabase(small_db).load()["game_id"]) > 0
+
+
 def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
     path = tmp_path / "db"
     n, shard = 2000, 25
