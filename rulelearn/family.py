@@ -13,7 +13,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-__all__ = ["GameFamily", "FAMILIES", "load_family"]
+__all__ = ["GameFamily", "GroupOptimizingFamily", "supports_group_optimum", "FAMILIES", "load_family"]
 
 
 @runtime_checkable
@@ -57,6 +57,26 @@ class GameFamily(Protocol):
 
     def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
         """Player 1's exploitability of ``strategies`` (shape ``(G, d, B)``) in each game, chips, shape ``(G,)``."""
+
+
+@runtime_checkable
+class GroupOptimizingFamily(Protocol):
+    """Optional extension of :class:`GameFamily`: one strategy for a whole group of games, chosen optimally.
+
+    Exploitability is convex in player 1's strategy, so the single strategy that minimises a group's weighted mean
+    exploitability is a convex (for the bet game: linear) program. Rule sets that give each tree leaf or
+    cluster one full strategy (:mod:`rulelearn.ruleset`) use it when a family provides it.
+    """
+
+    def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None) -> np.ndarray:
+        """The strategy, shape ``(d, B)`` float64, minimising the weighted mean exploitability (chips) of the games
+        ``rows`` (positions into ``columns``; all games when ``None``) with non-negative ``weights`` (shape
+        ``(len(rows),)``, default equal)."""
+
+
+def supports_group_optimum(family) -> bool:
+    """True when ``family`` implements :class:`GroupOptimizingFamily` (an optional method of a game family)."""
+    return isinstance(family, GroupOptimizingFamily)
 
 
 #: Registered families: name -> "module:attribute".

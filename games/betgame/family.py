@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.betgame.best_response import exploitability
+from games.betgame.group_lp import optimal_group_strategy
 from games.betgame.lp import solve_many
 from games.betgame.rules import BetGame
 from rulelearn.distributions import joint_deal, marginals, pmf_to_cdf, random_simplex
@@ -124,3 +125,30 @@ class BetGameFamily:
     def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
         """Closed-form exploitability (chips) of player 1's ``strategies`` against the stored game values."""
         return np.atleast_1d(exploitability(columns["probs"], strategies, columns["value"], self.game))
+
+    def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None) -> np.ndarray:
+        """The single strategy with the least weighted mean exploitability over a group of games (exact LP).
+
+        Parameters
+        ----------
+        columns : dict of numpy.ndarray
+            Loaded database columns; ``probs`` and ``value`` are used.
+        rows : array_like of int, optional
+            Positions of the group's games in ``columns`` (default: all).
+        weights : array_like of float, shape ``(len(rows),)``, optional
+            Non-negative game weights (default equal).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape ``(n, B)``
+            Player 1's strategy (see :func:`games.betgame.group_lp.optimal_group_strategy`).
+
+        Raises
+        ------
+        ValueError
+            On an empty group or invalid weights.
+        """
+        idx = np.arange(len(columns["value"])) if rows is None else np.asarray(rows, dtype=np.intp).reshape(-1)
+        if idx.size == 0:
+            raise ValueError("rows must select at least one game")
+        return optimal_group_strategy(columns["probs"][idx], columns["value"][idx], weights, self.game).strategy

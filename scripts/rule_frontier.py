@@ -1,0 +1,182 @@
+#!/usr/bin/env python
+"""Exploitability-optimal rule sets: number of leaves (1-15) against held-out mean exploitability.
+
+For several train/test splits of a solution database, grows a CART tree and a tree with exploitability in the
+loop over the games' cdf features, fits medoid / mean / LP-optimal strategies in their leaves, fits k-medoids rule
+sets (k = 1..15, test games assigned to the EMD-nearest medoid) with the same three kinds per cluster, and writes
+
+* ``docs/figures/rule_frontier.png``: the frontier, one panel per leaf kind (mean over splits, min-max band);
+* ``<out>/frontier.csv`` (one row per split, method, kind and size) and ``<out>/frontier_summary.csv``;
+* the blocks ``frontier-table``, ``frontier-acceptance`` and ``frontier-rules`` of ``docs/RULES.md``.
+
+::
+
+    python scripts/rule_frontier.py --db data/db20k                 # 20,000 games, 5 splits (about 1 h on 2 busy cores)
+    python scripts/rule_frontier.py --db data/db20k --games 3000 --seeds 0 --max-leaves 5 --no-doc   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rulelearn.database import SolutionDatabase
+from rulelearn.ruleset import LEAF_KINDS, RuleSet, RuleSetConfig, LeafFitter, rule_frontier, summarise_frontier
+from rulelearn.rules import describe_strategy
+
+ROOT = Path(__file__).resolve().parents[1]
+_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.S)
+METHODS = ("k-medoids", "CART tree", "exploitability tree")
+
+
+def write_blocks(path: Path, blocks: dict[str, str]) -> None:
+    """Replace the ``<!--block:key-->`` ... ``<!--/block:key-->`` sections of ``path`` named in ``blocks``;
+    blocks the file does not mark yet are appended."""
+    doc = path.read_text() if path.exists() else "# Rules\n"
+    for key, text in blocks.items():
+        if f"<!--block:{key}-->" not in doc:
+            doc = doc.rstrip("\n") + f"\n\n<!--block:{key}-->\n<!--/block:{key}-->\n"
+    doc = _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)].rstrip("\n") + "\n" + m.group(4)
+                     if m.group(2) in blocks else m.group(0), doc)
+    path.write_text(doc)
+
+
+def frontier_table(summary: pd.DataFrame) -> str:
+    """Markdown: rows = leaves, columns = method x leaf kind, cells = mean +- std over splits (chips)."""
+    cols = [(m, k) for m in METHODS for k in LEAF_KINDS]
+    head = "| leaves | " + " | ".join(f"{m}, {k}" for m, k in cols) + " |"
+    lines = [head, "|---:|" + "---:|" * len(cols)]
+    for n in sorted(summary["n_leaves"].unique()):
+        cells = []
+        for m, k in cols:
+            r = summary[(summary.method == m) & (summary.leaf_kind == k) & (summary.n_leaves == n)]
+            cells.append("" if r.empty else f"{r['mean'].iloc[0]:.4f} ± {np.nan_to_num(r['std'].iloc[0]):.4f}")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def acceptance(frontier: pd.DataFrame, k: int) -> tuple[str, dict]:
+    """Optimal leaves (both trees) against the paper's k-medoids rule set with ``k`` medoids, per split."""
+    def per_seed(method, kind):
+        r = frontier[(frontier.method == method) & (frontier.leaf_kind == kind) & (frontier.n_leaves == k)]
+        return r.set_index("seed")["test_exploitability"]
+
+    base = per_seed("k-medoids", "medoid")
+    lines = [f"| rule set ({k} leaves) | mean held-out exploitability (chips) | improvement over {k} medoids: "
+             "mean ± std (min .. max) over splits |", "|---|---:|---:|",
+             f"| k-medoids, medoid strategies (the paper) | {base.mean():.4f} ± {base.std():.4f} | |"]
+    numbers = {}
+    for method, kind in (("exploitability tree", "optimal"), ("CART tree", "optimal"), ("k-medoids", "optimal"),
+                         ("k-medoids", "mean"), ("CART tree", "mean")):
+        s = per_seed(method, kind)
+        d = (base - s).dropna()
+        lines.append(f"| {method}, {kind} strategies | {s.mean():.4f} ± {s.std():.4f} | "
+                     f"{d.mean():.4f} ± {d.std():.4f} ({d.min():.4f} .. {d.max():.4f}) |")
+        numbers[(method, kind)] = d
+    n_seeds = base.size
+    return "\n".join(lines) + f"\n\n{n_seeds} train/test splits (seeds {', '.join(map(str, base.index))}).\n", numbers
+
+
+def plot_frontier(summary: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=True)
+    styles = {"k-medoids": ("tab:gray", "o"), "CART tree": ("tab:blue", "s"), "exploitability tree": ("tab:red", "^")}
+    for ax, kind in zip(axes, LEAF_KINDS):
+        for method in METHODS:
+            r = summary[(summary.method == method) & (summary.leaf_kind == kind)].sort_values("n_leaves")
+            color, marker = styles[method]
+            ax.plot(r.n_leaves, r["mean"], marker=marker, color=color, label=method, ms=4)
+            ax.fill_between(r.n_leaves, r["min"], r["max"], color=color, alpha=0.15, lw=0)
+        ax.set_title({"medoid": "medoid strategy per leaf / cluster", "mean": "mean strategy per leaf / cluster",
+                      "optimal": "LP-optimal strategy per leaf / cluster"}[kind])
+        ax.set_xlabel("leaves (clusters for k-medoids)")
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
+    axes[0].set_ylabel("held-out mean exploitability (chips; pot = 1)")
+    axes[0].legend()
+    fig.suptitle("Rule sets: size against exploitability (mean over train/test splits, band: min-max)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def rules_block(family, columns, fitted, seed: int, n_leaves: int, config: RuleSetConfig) -> str:
+    """The rules of the exploitability tree with ``n_leaves`` optimal leaves of one split, in words."""
+    tree, train = fitted[(seed, "exploitability tree")]
+    from rulelearn.representations import Representation
+
+    X = Representation("cdf", None).transform(family.ranges(columns), None, list(family.hand_labels),
+                                              list(family.player_names)).X
+    fitter = LeafFitter(family, columns, config.max_fit_games, seed)
+    rs = RuleSet.fit(tree, n_leaves, X[train], train, "optimal", fitter)
+    out = []
+    for rule in rs.rules():
+        cond = " and ".join(str(c) for c in rule.conditions) or "always"
+        what = describe_strategy(rule.strategy, family.action_labels, family.hand_labels,
+                                 action_values=family.action_values)
+        out.append(f"* **if {cond}** ({rule.coverage:.0%} of training games): {what}")
+    return "\n".join(out) + "\n"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", default="data/db20k", help="solution database (default data/db20k)")
+    p.add_argument("--games", type=int, default=20_000, help="use the first N games (default 20000)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="one split per seed")
+    p.add_argument("--max-leaves", type=int, default=15)
+    p.add_argument("--max-fit-games", type=int, default=300, help="games per optimal-leaf LP (subsample)")
+    p.add_argument("--acceptance-leaves", type=int, default=5)
+    p.add_argument("--out", default="data/rules", help="CSV directory (default data/rules)")
+    p.add_argument("--figure", default="docs/figures/rule_frontier.png")
+    p.add_argument("--doc", default="docs/RULES.md")
+    p.add_argument("--no-doc", action="store_true", help="leave docs/RULES.md alone")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    t0 = time.perf_counter()
+    db = SolutionDatabase(args.db)
+    family = db.family()
+    columns = db.load(n_games=args.games)
+    config = RuleSetConfig(max_leaves=args.max_leaves, seeds=tuple(args.seeds), max_fit_games=args.max_fit_games)
+    print(f"{len(columns['game_id'])} games from {args.db}; splits {config.seeds}", flush=True)
+    frontier, fitted = rule_frontier(family, columns, config, progress=lambda m: print(
+        f"[{time.perf_counter() - t0:7.0f} s] {m}", flush=True))
+    summary = summarise_frontier(frontier)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    frontier.to_csv(out / "frontier.csv", index=False)
+    summary.to_csv(out / "frontier_summary.csv", index=False)
+    plot_frontier(summary, Path(args.figure))
+    k = min(args.acceptance_leaves, args.max_leaves)
+    acc_text, numbers = acceptance(frontier, k)
+    table = frontier_table(summary)
+    print(table)
+    print(acc_text)
+    if not args.no_doc:
+        minutes = (time.perf_counter() - t0) / 60
+        header = (f"Database `{args.db}`, first {len(columns['game_id'])} games, {len(config.seeds)} random 80/20 "
+                  f"splits; `python scripts/rule_frontier.py --db {args.db}` ({minutes:.0f} min).\n\n")
+        write_blocks(ROOT / args.doc if not Path(args.doc).is_absolute() else Path(args.doc), {
+            "frontier-table": header + table,
+            "frontier-acceptance": acc_text,
+            "frontier-rules": rules_block(family, columns, fitted, config.seeds[0], k, config),
+        })
+    print(f"done in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
