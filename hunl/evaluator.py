@@ -382,11 +382,16 @@ def evaluate7_nb(c0, c1, c2, c3, c4, c5, c6, card_keys, rank_table, flush_table)
     suit = 0
     while (flush >> (4 * suit + 3)) & 1 == 0:
         suit += 1
-    mask = 0
-    for c in (c0, c1, c2, c3, c4, c5, c6):
-        if c & 3 == suit:
-            mask |= 1 << (c >> 2)
+    mask = (_suit_bit(c0, suit) | _suit_bit(c1, suit) | _suit_bit(c2, suit) | _suit_bit(c3, suit)
+            | _suit_bit(c4, suit) | _suit_bit(c5, suit) | _suit_bit(c6, suit))
     return np.int64(flush_table[mask])
+
+
+@njit(cache=True)
+def _suit_bit(card, suit):  # pragma: no cover - compiled
+    """The rank bit of ``card`` if it has suit ``suit``, else 0."""
+    c = np.int64(card)
+    return np.int64(1) << (c >> 2) if c & 3 == suit else np.int64(0)
 
 
 @njit(cache=True)
