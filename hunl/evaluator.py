@@ -1,35 +1,38 @@
-"""Hand ranking for hold'em: a numba 7-card evaluator, the strengths of all 1,326 combos on a board, showdown order.
+"""Hand ranking for hold'em: a numba 7-card evaluator, the strengths of all combos on a board, showdown order.
 
 A *strength* is an integer in 1..7462, larger is better, equal for hands of equal value: the rank of the best
-five-card hand among the 7,462 distinct five-card hand values (Cactus Kev's equivalence classes, K. Suffecool,
-"Cactus Kev's Poker Hand Evaluator", 2006). 1 is 7-5-4-3-2 high, 7462 a royal flush; the categories occupy
+five-card hand among the 7,462 distinct five-card hand values (the equivalence classes of K. Suffecool's
+"Cactus Kev's Poker Hand Evaluator"). 1 is 7-5-4-3-2 high and 7462 a royal flush; the categories occupy
 consecutive blocks (:data:`HAND_CATEGORIES`, :func:`hand_category`). The strength is exactly ``7463 - r`` for
 the rank ``r`` of ``phevaluator`` (which counts 1 = best); the tests check this on random hands.
 
-How it works (all compiled with ``numba.njit(cache=True)``; tables built on first use in about 0.1 s, nothing
-stored on disk):
+How it works (compiled with ``numba.njit(cache=True)``; the tables are built on the first use in about 0.05 s
+and never stored on disk):
 
-* Every card has a 64-bit key ``(RANK_KEYS[rank] << 16) | (1 << 4 * suit)``. The sum of the keys of seven cards
-  holds, in its low 16 bits, the number of cards of each suit (one nibble per suit) and, above them, the sum of
-  the rank keys. The 13 rank keys are the greedy smallest integers whose sums over the 49,205 multisets of seven
-  ranks (at most four of a rank) are all distinct -- the idea of the "rank key" evaluators such as K. Shackleton's
-  SKPokerEval; we recomputed the greedy sequence (it is 0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349,
-  636345, 1479181) and the tests check the distinctness.
-* No flush (no suit nibble >= 5, tested for all four at once by ``(key + 0x3333) & 0x8888``): the strength is
-  ``rank_table[key >> 16]``, a 7,825,760-entry int16 table over rank-key sums (15.6 MB, 49,205 entries used).
+* Every card has a 64-bit key ``(RANK_KEYS[rank] << 16) | (1 << 4 * suit)``. The sum of the keys of seven
+  cards holds, in its low 16 bits, the number of cards of each suit (one nibble per suit) and, above them, the
+  sum of the rank keys. The 13 rank keys are the greedy smallest integers whose sums over the 49,205 multisets
+  of seven ranks (at most four of a rank) are all distinct -- the idea of "rank key" evaluators such as
+  K. Shackleton's SKPokerEval. We recomputed the greedy sequence (0, 1, 5, 22, 98, 453, 2031, 8698, 22854,
+  83661, 262349, 636345, 1479181); the tests check that the sums are distinct.
+* No flush (no suit nibble >= 5, tested for all four suits at once by ``(key + 0x3333) & 0x8888``): the
+  strength is ``rank_table[key >> 16]``, a 7,825,760-entry int16 table over rank-key sums (15.6 MB; 49,205
+  entries used).
 * A flush (rare): the 13-bit rank mask of the flush suit indexes an 8,192-entry table of the best flush or
-  straight flush among those ranks. With seven cards a flush excludes quads and full houses, so that is the hand.
-* Five- and six-card hands (not on the hot path) are ranked from their rank counts directly and the rank counts'
-  value is mapped to 1..7462 by binary search.
+  straight flush among those ranks. Seven cards with a flush hold no quads or full house, so that is the hand.
+* Five- and six-card hands (not on the hot path) are ranked from their rank counts by branches and mapped to
+  1..7462 by a binary search.
 
-Why our own numba evaluator (measured in ``benchmarks/bench_evaluator.py``, section *Hand evaluator* of
-``docs/BENCHMARKS.md``): the hold'em solver needs hand ranks inside compiled kernels and for all 1,326 combos of
-each of the 48 river boards of a turn endgame, without a Python call per hand. ``phevaluator`` (C, perfect hash)
-and ``eval7`` (Cython) are fast per hand in C but can only be reached through one Python call per hand (about
-0.3-1 us, so 1-3 M hands/s and 0.4-1.5 ms per board); ``treys`` is pure Python (about 0.2 M hands/s). The numba
-evaluator ranks about 100 M random 7-card hands/s in a batch and all combos of a board in a few microseconds, and
-its functions (:func:`evaluate_nb`, :func:`combo_strengths_nb`) can be called from other numba code with the
-arrays of :func:`tables`.
+Why our own numba evaluator (``benchmarks/bench_evaluator.py``, section *Hand evaluator* of
+``docs/BENCHMARKS.md``): the hold'em solver needs hand ranks inside compiled kernels, and the strengths of all
+1,326 combos on each of the 48 river boards of a turn endgame at set-up, without a Python call per hand.
+``phevaluator`` (C, perfect hash) and ``eval7`` (Cython) are fast in C, but they are reached through one
+Python call per hand: under 2 M hands/s and about 1 ms per board, and they cannot be
+called from numba. ``treys`` is pure Python (tens of thousands of hands/s). This evaluator ranks on the order
+of 100 M random 7-card hands/s in a batch (:func:`evaluate_many`) and all combos of a board in a few
+microseconds (:func:`combo_strengths`); other numba code calls it per hand through :func:`evaluate7_nb` (seven
+scalars) or :func:`evaluate_nb` (an array of 5..7 cards) with the arrays of :func:`tables`. Computing the best
+hand from rank counts by branches, without the big table, is about ten times slower.
 
 >>> evaluate7("AsKsQsJsTs2h3d"), hand_category(evaluate7("AsKsQsJsTs2h3d"))
 (7462, 'straight flush')
@@ -55,21 +58,21 @@ from hunl.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, check_board
 
 __all__ = [
     "HAND_CATEGORIES",
-    "NUM_STRENGTHS",
     "NO_HAND",
+    "NUM_STRENGTHS",
     "RANK_KEYS",
     "EvaluatorTables",
     "ShowdownOrder",
-    "tables",
-    "evaluate7",
-    "evaluate_many",
-    "combo_strengths",
-    "showdown_order",
-    "hand_category",
     "category_index",
-    "evaluate_nb",
-    "evaluate7_nb",
+    "combo_strengths",
     "combo_strengths_nb",
+    "evaluate7",
+    "evaluate7_nb",
+    "evaluate_many",
+    "evaluate_nb",
+    "hand_category",
+    "showdown_order",
+    "tables",
 ]
 
 #: Number of distinct five-card hand values; strengths are 1..NUM_STRENGTHS.
@@ -81,7 +84,7 @@ NO_HAND = -1
 HAND_CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
                    "four of a kind", "straight flush")
 #: Rank keys of ranks 2..A: the greedy smallest non-negative integers whose sums over all multisets of seven
-#: ranks with at most four of each rank are distinct (recomputed here; tested in tests/test_hunl_evaluator.py).
+#: ranks with at most four of each rank are distinct (tested in tests/test_hunl_evaluator.py).
 RANK_KEYS = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
 _RANK_TABLE_SIZE = 4 * RANK_KEYS[12] + 3 * RANK_KEYS[11] + 1   # the largest sum of seven rank keys, plus one
 _SUIT_BITS = 0xFFFF
@@ -90,10 +93,13 @@ _FLUSH_BITS = 0x8888
 _BASE = 13              # raw values: category, then up to five tie-break ranks in base 13
 
 
-# ---------------------------------------------------------------------------------------------------- raw values
+# ------------------------------------------------------------------------------------------------ raw values
 @njit(cache=True)
-def _pack(cat, a, b, c, d, e):  # pragma: no cover - compiled
-    return ((((cat * _BASE + a) * _BASE + b) * _BASE + c) * _BASE + d) * _BASE + e
+def _raw(cat, head, n_head, kickers, n_kickers):  # pragma: no cover - compiled
+    """``cat * 13**5`` plus the tie-break ranks: ``n_head`` digits ``head`` then ``n_kickers`` digits
+    ``kickers`` (base 13, most significant first), padded with zeros to five digits."""
+    return (cat * _BASE ** 5 + head * _BASE ** (5 - n_head)
+            + kickers * _BASE ** (5 - n_head - n_kickers))
 
 
 @njit(cache=True)
@@ -110,15 +116,17 @@ def _straight_top(mask):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _top_ranks(mask, skip1, skip2, out, n):  # pragma: no cover - compiled
-    """Write the ``n`` highest ranks of ``mask`` other than ``skip1``/``skip2`` into ``out`` (rest stays 0)."""
+def _top_ranks(mask, skip1, skip2, n):  # pragma: no cover - compiled
+    """The ``n`` highest ranks of ``mask`` other than ``skip1``/``skip2`` as ``n`` base-13 digits."""
+    out = 0
     k = 0
     for r in range(12, -1, -1):
         if k == n:
             break
         if (mask >> r) & 1 and r != skip1 and r != skip2:
-            out[k] = r
+            out = out * _BASE + r
             k += 1
+    return out
 
 
 @njit(cache=True)
@@ -147,26 +155,20 @@ def _raw_counts(counts):  # pragma: no cover - compiled
                 pair1 = r
             elif pair2 < 0:
                 pair2 = r
-    k = np.zeros(5, dtype=np.int64)
     if quad >= 0:
-        _top_ranks(present, quad, -1, k, 1)
-        return _pack(7, quad, k[0], 0, 0, 0)
+        return _raw(7, quad, 1, _top_ranks(present, quad, -1, 1), 1)
     if trip1 >= 0 and (trip2 >= 0 or pair1 >= 0):
-        return _pack(6, trip1, max(trip2, pair1), 0, 0, 0)
+        return _raw(6, trip1 * _BASE + max(trip2, pair1), 2, 0, 0)
     top = _straight_top(present)
     if top >= 0:
-        return _pack(4, top, 0, 0, 0, 0)
+        return _raw(4, top, 1, 0, 0)
     if trip1 >= 0:
-        _top_ranks(present, trip1, -1, k, 2)
-        return _pack(3, trip1, k[0], k[1], 0, 0)
+        return _raw(3, trip1, 1, _top_ranks(present, trip1, -1, 2), 2)
     if pair2 >= 0:
-        _top_ranks(present, pair1, pair2, k, 1)
-        return _pack(2, pair1, pair2, k[0], 0, 0)
+        return _raw(2, pair1 * _BASE + pair2, 2, _top_ranks(present, pair1, pair2, 1), 1)
     if pair1 >= 0:
-        _top_ranks(present, pair1, -1, k, 3)
-        return _pack(1, pair1, k[0], k[1], k[2], 0)
-    _top_ranks(present, -1, -1, k, 5)
-    return _pack(0, k[0], k[1], k[2], k[3], k[4])
+        return _raw(1, pair1, 1, _top_ranks(present, pair1, -1, 3), 3)
+    return _raw(0, 0, 0, _top_ranks(present, -1, -1, 5), 5)
 
 
 @njit(cache=True)
@@ -174,15 +176,13 @@ def _raw_flush(mask):  # pragma: no cover - compiled
     """Raw value of the best straight flush or flush among the ranks of ``mask`` (at least five bits)."""
     top = _straight_top(mask)
     if top >= 0:
-        return _pack(8, top, 0, 0, 0, 0)
-    k = np.zeros(5, dtype=np.int64)
-    _top_ranks(mask, -1, -1, k, 5)
-    return _pack(5, k[0], k[1], k[2], k[3], k[4])
+        return _raw(8, top, 1, 0, 0)
+    return _raw(5, 0, 0, _top_ranks(mask, -1, -1, 5), 5)
 
 
 @njit(cache=True)
 def _next_multiset(idx):  # pragma: no cover - compiled
-    """Advance a non-decreasing rank tuple to the next one (combinations with replacement); False at the end."""
+    """Advance a non-decreasing rank tuple to the next (combinations with replacement); False at the end."""
     n = idx.size
     i = n - 1
     while i >= 0 and idx[i] == 12:
@@ -259,7 +259,7 @@ def _popcount(x):  # pragma: no cover - compiled
     return n
 
 
-# ---------------------------------------------------------------------------------------------------- tables
+# ------------------------------------------------------------------------------------------------ tables
 @dataclass(frozen=True)
 class EvaluatorTables:
     """The arrays the compiled evaluator reads (built once per process by :func:`tables`).
@@ -319,7 +319,7 @@ def tables() -> EvaluatorTables:
     return out
 
 
-# ---------------------------------------------------------------------------------------------------- kernels
+# ------------------------------------------------------------------------------------------------ kernels
 @njit(cache=True)
 def evaluate_nb(cards, card_keys, rank_table, flush_table, class_raw):  # pragma: no cover - compiled
     """Strength (1..7462) of the best five-card hand of 5..7 distinct cards; numba-callable.
@@ -430,7 +430,8 @@ def _evaluate_rows(cards, card_keys, rank_table, flush_table, class_raw, out):  
 
 
 @njit(cache=True)
-def combo_strengths_nb(board, card_keys, rank_table, flush_table, class_raw, combo_cards, out):  # pragma: no cover
+def combo_strengths_nb(board, card_keys, rank_table, flush_table, class_raw, combo_cards,
+                       out):  # pragma: no cover - compiled
     """Strength of every combo on a five-card board into ``out`` (1326,), :data:`NO_HAND` for combos holding a
     board card; numba-callable.
 
@@ -498,7 +499,7 @@ def _showdown_order(strength):  # pragma: no cover - compiled
     return order, sorted_strength
 
 
-# ---------------------------------------------------------------------------------------------------- public API
+# ------------------------------------------------------------------------------------------------ public API
 def evaluate7(cards) -> int:
     """Strength of the best five-card hand among 5..7 cards.
 
@@ -552,7 +553,8 @@ def evaluate_many(cards) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise TypeError(f"cards must be an integer array of card indices, got dtype {arr.dtype}")
     if arr.ndim != 2 or not 5 <= arr.shape[1] <= 7:
-        raise ValueError(f"cards must have shape (n, k) with 5 <= k <= 7 cards per row, got shape {arr.shape}")
+        raise ValueError(f"cards must have shape (n, k) with 5 <= k <= 7 cards per row, "
+                         f"got shape {arr.shape}")
     arr = np.ascontiguousarray(arr)
     out = np.empty(arr.shape[0], dtype=np.int32)
     bad = _evaluate_rows(arr, *tables().arrays(), out)

@@ -41,7 +41,7 @@ HANDS_PER_CLASS = [1020, 384, 144, 64, 1020, 4, 24, 4, 4]
 
 
 def phe_rank(cards) -> int:
-    """phevaluator's rank (1 = royal flush) of our card indices; its suits are c, d, h, s = 0..3, ours s, h, d, c."""
+    """phevaluator's rank (1 = royal flush) of our cards (its suits c, d, h, s are 0..3; ours s, h, d, c)."""
     return phevaluator.evaluate_cards(*[4 * (c // 4) + 3 - c % 4 for c in cards])
 
 
@@ -57,9 +57,10 @@ def test_docstring_examples():
     assert result.attempted > 0 and result.failed == 0
 
 
-# ------------------------------------------------------------------------------------------------ the tables
+# -------------------------------------------------------------------------------------------- the tables
 def test_rank_keys_distinguish_every_seven_rank_multiset():
-    multisets = [c for c in itertools.combinations_with_replacement(range(13), 7) if max(map(c.count, c)) <= 4]
+    multisets = [m for m in itertools.combinations_with_replacement(range(13), 7)
+                 if max(map(m.count, m)) <= 4]
     assert len(multisets) == 49205
     sums = np.array([sum(RANK_KEYS[r] for r in m) for m in multisets])
     assert np.unique(sums).size == sums.size
@@ -75,7 +76,7 @@ def test_tables_are_shared_and_read_only():
     assert np.array_equal(np.diff(t.category_starts), CLASSES_PER_CATEGORY)
 
 
-# ------------------------------------------------------------------------------------------------ phevaluator
+# -------------------------------------------------------------------------------------------- phevaluator
 @settings(max_examples=400, deadline=None)
 @given(hands7, st.integers(5, 7))
 def test_strength_is_phevaluator_rank_reversed(cards, k):
@@ -111,7 +112,7 @@ def test_random_batches_agree_with_phevaluator():
         np.testing.assert_array_equal(ours, NUM_STRENGTHS + 1 - theirs)
 
 
-# ------------------------------------------------------------------------------------------------ enumerations
+# -------------------------------------------------------------------------------------------- enumerations
 @njit(cache=True)
 def _histogram5(card_keys, rank_table, flush_table, class_raw):
     hist = np.zeros(NUM_STRENGTHS + 1, dtype=np.int64)
@@ -140,7 +141,8 @@ def _histogram7(card_keys, rank_table, flush_table):
                     for e in range(d + 1, 52):
                         for f in range(e + 1, 52):
                             for g in range(f + 1, 52):
-                                hist[evaluate7_nb(a, b, c, d, e, f, g, card_keys, rank_table, flush_table)] += 1
+                                v = evaluate7_nb(a, b, c, d, e, f, g, card_keys, rank_table, flush_table)
+                                hist[v] += 1
     return hist
 
 
@@ -171,7 +173,7 @@ def test_all_seven_card_hands():
     assert np.count_nonzero(hist) == 4824
 
 
-# ------------------------------------------------------------------------------------------------ rules
+# -------------------------------------------------------------------------------------------- rules
 def test_extremes_and_categories():
     assert ev("AsKsQsJsTs") == NUM_STRENGTHS and hand_category(ev("AsKsQsJsTs")) == "straight flush"
     assert ev("7s5h4d3c2s") == 1 and hand_category(1) == "high card"
@@ -192,7 +194,7 @@ def test_wheel_and_steel_wheel():
     assert steel > ev("AsAhAdAcKs")                              # beats the best quads
     assert ev("As2h3d4c5s6d") == six_high                       # A-2-3-4-5-6 is a six-high straight
     assert ev("As2s3s4s5s6s") == six_sf
-    assert ev("As2h3d4c5sKsQs") == wheel                        # no ace-high wrap-around: K-A-2 is no straight
+    assert ev("As2h3d4c5sKsQs") == wheel                        # no wrap-around: Q-K-A-2-3 is no straight
     assert hand_category(ev("QsKhAd2c3s")) == "high card"
 
 
@@ -238,7 +240,7 @@ def test_invariant_under_suit_relabelling_and_card_order(cards, suit_map, rnd):
     assert evaluate7(relabelled) == evaluate7(cards)
 
 
-# ------------------------------------------------------------------------------------------------ boards
+# -------------------------------------------------------------------------------------------- boards
 boards = st.lists(st.integers(0, 51), min_size=5, max_size=5, unique=True)
 
 
@@ -298,7 +300,7 @@ def test_numba_callable_from_compiled_code():
     assert best == evaluate_nb(np.concatenate([board, COMBO_CARDS[arg]]), *t.arrays())
 
 
-# ------------------------------------------------------------------------------------------------ categories
+# -------------------------------------------------------------------------------------------- categories
 def test_hand_category_boundaries():
     starts = tables().category_starts
     for c, name in enumerate(HAND_CATEGORIES):
@@ -320,7 +322,7 @@ def test_hand_category_rejects_non_integers(bad):
         hand_category(bad)
 
 
-# ------------------------------------------------------------------------------------------------ bad input
+# -------------------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("cards, match", [
     ("AsKsQsJsJs2h", "repeat"),
     ([0, 1, 2, 3], "5 to 7 cards"),
