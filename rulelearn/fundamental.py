@@ -1,0 +1,501 @@
+"""Fundamental rules: short plain-language rules for one decision, and what each costs.
+
+Ganzfried & Yusuf (2017, *Games* 8(4), Section 4) read two "fundamental rules of poker strategy" off a depth-4
+tree: the **80-20 rule** ("if your hand beats between 20% and 80% of the opponent's hand distribution, then you
+should always check (or make an extremely small bet)") and the **all-in rule** ("if your hand beats 95% of the
+opponent's distribution of hands, and furthermore the opponent's distribution contains a weak or mediocre hand no
+more than 90% of the time (i.e., it contains at least 10% strong hands), then you should go all-in"). This module
+states such rules as data (:class:`FundamentalRule`), extracts them from fitted trees, and measures each one on a
+solution database (:func:`rule_statistics`):
+
+* **coverage**: the share of (game, hand) decisions of player 1 it applies to (every hand of every game counts
+  once, whatever its probability);
+* **agreement**: the share of those decisions in which the equilibrium puts at least half its probability on the
+  actions the rule allows (:attr:`RuleAction.agree`); **mass**: the mean equilibrium probability of those actions;
+* **exploitability**: play the rule's action (:attr:`RuleAction.play`, a pure action) in every decision it applies
+  to and the equilibrium strategy everywhere else; player 1's exploitability of that strategy (game value minus
+  best-response payoff, chips), averaged over all games (games the rule never touches count 0), and over the games
+  it touches.
+
+A rule's conditions are :class:`rulelearn.rules.Condition` bounds on per-hand features (:func:`hand_decisions`):
+the players' range cdfs, the share of player 2's range that the hand beats, and player 1's own cdf at the hand.
+Game-agnostic: the game enters through its :class:`~rulelearn.family.GameFamily` (ranges, strategies,
+exploitability, action values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rulelearn.family import GameFamily
+from rulelearn.learners import StrategyTree
+from rulelearn.representations import Representation
+from rulelearn.rules import Condition, extract_rules
+from rulelearn.validation import as_float_array
+
+__all__ = [
+    "HandDecisions",
+    "RuleAction",
+    "FundamentalRule",
+    "RuleStatistics",
+    "hand_decisions",
+    "summarise_action",
+    "rule_statistics",
+    "tree_rules",
+    "merge_interval_rules",
+    "best_interval_rule",
+    "format_conditions",
+    "BEATS",
+    "OWN_CDF",
+]
+
+#: Name of the feature "share of player 2's range below the hand" (as in :mod:`rulelearn.representations`).
+BEATS = "share of P2's range beaten"
+#: Name of the feature "player 1's own cdf at the hand", the variable of the paper's Figure 5 tree (x[20]).
+OWN_CDF = "P(P1 holds <= card)"
+
+
+@dataclass(frozen=True)
+class HandDecisions:
+    """Player 1's decisions, one row per (game, hand), with per-hand features.
+
+    Attributes
+    ----------
+    X : numpy.ndarray of float64, shape ``(G * d, n_features)``
+        Features in game-major order: the ``P * d`` range cdfs, :data:`BEATS`, :data:`OWN_CDF`.
+    feature_names : tuple of str
+    game_index, hand_index : numpy.ndarray of int64, shape ``(G * d,)``
+    strategies : numpy.ndarray of float64, shape ``(G, d, B)``
+        Equilibrium strategies.
+    """
+
+    X: np.ndarray
+    feature_names: tuple[str, ...]
+    game_index: np.ndarray
+    hand_index: np.ndarray
+    strategies: np.ndarray
+
+    @property
+    def n_games(self) -> int:
+        return int(self.strategies.shape[0])
+
+    @property
+    def equilibrium_rows(self) -> np.ndarray:
+        """The equilibrium's action probabilities of each decision, shape ``(G * d, B)``."""
+        return self.strategies.reshape(-1, self.strategies.shape[-1])
+
+    def feature(self, name: str) -> int:
+        """Column of the feature called ``name``.
+
+        Raises
+        ------
+        ValueError
+            If there is no such feature.
+        """
+        try:
+            return self.feature_names.index(name)
+        except ValueError:
+            raise ValueError(f"no feature named {name!r}; features: {self.feature_names}") from None
+
+
+def hand_decisions(ranges, strategies, hand_labels=None, player_names=None) -> HandDecisions:
+    """Per-hand decisions and features of solved games.
+
+    Parameters
+    ----------
+    ranges : array_like of float, shape ``(G, P, d)``
+    strategies : array_like of float, shape ``(G, d, B)``
+    hand_labels, player_names : sequence of str, optional
+
+    Returns
+    -------
+    HandDecisions
+        Features: the cdf-beats representation's (:class:`~rulelearn.representations.Representation`
+        ``("cdf", "beats")``) plus :data:`OWN_CDF`.
+
+    Raises
+    ------
+    ValueError
+        On malformed ranges or strategies.
+    """
+    data = Representation("cdf", "beats").transform(ranges, strategies, hand_labels, player_names)
+    r = as_float_array(ranges, "ranges", ndim=3)
+    own = np.cumsum(r[:, 0, :], axis=-1)[data.game_index, data.hand_index]
+    X = np.column_stack([data.X, own])
+    names = tuple(data.feature_names) + (OWN_CDF,)
+    return HandDecisions(X, names, data.game_index.astype(np.int64), data.hand_index.astype(np.int64),
+                         np.asarray(strategies, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class RuleAction:
+    """What a rule tells player 1 to do.
+
+    Attributes
+    ----------
+    play : int
+        The action played wherever the rule applies (a pure action; index into the action grid).
+    agree : tuple of int
+        The actions that count as following the rule when checking the equilibrium (contains ``play``).
+    text : str
+        E.g. ``"check"``, ``"check (or bet 0.1)"``, ``"bet 3 (all-in)"``, ``"bet 0.4-0.8 (0.6)"``.
+    """
+
+    play: int
+    agree: tuple[int, ...]
+    text: str
+
+    def __post_init__(self):
+        if self.play not in self.agree:
+            raise ValueError(f"agree must contain the played action {self.play}, got {self.agree}")
+
+
+@dataclass(frozen=True)
+class FundamentalRule:
+    """``if <conditions>: <action>`` for one decision of player 1.
+
+    Attributes
+    ----------
+    name : str
+        Short name, e.g. ``"80-20 rule"``.
+    conditions : tuple of Condition
+        Bounds on columns of :attr:`HandDecisions.X` (all must hold).
+    action : RuleAction
+    source : str
+        Where it comes from (``"Ganzfried & Yusuf 2017, Section 4"``, ``"tree depth 3, leaf 4"``, ...).
+    """
+
+    name: str
+    conditions: tuple[Condition, ...]
+    action: RuleAction
+    source: str = ""
+
+    def applies(self, X) -> np.ndarray:
+        """Boolean mask of the rows of ``X`` (shape ``(m, n_features)``) the rule applies to."""
+        x = np.asarray(X, dtype=np.float64)
+        ok = np.ones(x.shape[0], dtype=bool)
+        for c in self.conditions:
+            ok &= c.holds(x)
+        return ok
+
+    def text(self) -> str:
+        """The rule in words: ``"if 20% < share of P2's range beaten <= 80%: check (or bet 0.1)"``."""
+        return f"if {format_conditions(self.conditions)}: {self.action.text}"
+
+
+def _pct(x: float) -> str:
+    v = 100 * float(x)
+    if v != 0 and abs(v) < 1:
+        return f"{v:.2g}%"
+    return f"{v:.0f}%" if abs(v - round(v)) < 0.05 else f"{v:.1f}%"
+
+
+def format_conditions(conditions) -> str:
+    """Conditions in words; bounds on probabilities (all features here) as percentages.
+
+    Returns
+    -------
+    str
+        E.g. ``"20% < share of P2's range beaten <= 80% and P(P2 holds <= 6) <= 90%"`` (``"always"`` if empty).
+    """
+    parts = []
+    for c in conditions:
+        if c.lower is not None and c.upper is not None:
+            parts.append(f"{_pct(c.lower)} < {c.name} <= {_pct(c.upper)}")
+        elif c.lower is not None:
+            parts.append(f"{c.name} > {_pct(c.lower)}")
+        elif c.upper is not None:
+            parts.append(f"{c.name} <= {_pct(c.upper)}")
+    return " and ".join(parts) or "always"
+
+
+@dataclass(frozen=True)
+class RuleStatistics:
+    """How a rule fares on a set of solved games (see the module docstring for the definitions).
+
+    Attributes
+    ----------
+    rule : FundamentalRule
+    n_decisions : int
+        Decisions (game, hand) the rule applies to.
+    coverage : float
+        ``n_decisions`` over all decisions.
+    agreement : float
+        Share of the covered decisions where the equilibrium puts >= 50% on ``rule.action.agree`` (nan if none).
+    mass : float
+        Mean equilibrium probability of ``rule.action.agree`` over the covered decisions (nan if none).
+    exploitability : float
+        Mean over all games of player 1's exploitability when he plays ``rule.action.play`` where the rule applies
+        and the equilibrium elsewhere (chips).
+    exploitability_touched : float
+        The same mean over the games with at least one covered decision (nan if none).
+    games_touched : float
+        Share of games with at least one covered decision.
+    n_games : int
+    """
+
+    rule: FundamentalRule
+    n_decisions: int
+    coverage: float
+    agreement: float
+    mass: float
+    exploitability: float
+    exploitability_touched: float
+    games_touched: float
+    n_games: int
+
+    def as_row(self) -> dict:
+        """A flat table row (rule text, source and the numbers)."""
+        return {"rule": self.rule.name, "text": self.rule.text(), "source": self.rule.source,
+                "coverage": self.coverage, "agreement": self.agreement, "mass": self.mass,
+                "exploitability": self.exploitability, "exploitability_touched": self.exploitability_touched,
+                "games_touched": self.games_touched, "n_decisions": self.n_decisions, "n_games": self.n_games}
+
+
+def rule_statistics(rule: FundamentalRule, decisions: HandDecisions, family: GameFamily, columns: dict
+                    ) -> RuleStatistics:
+    """Coverage, agreement and exploitability of one rule on solved games.
+
+    Parameters
+    ----------
+    rule : FundamentalRule
+    decisions : HandDecisions
+        Of the games in ``columns`` (same order).
+    family : GameFamily
+        Scores strategies by exploitability.
+    columns : dict of numpy.ndarray
+        The games' database columns.
+
+    Returns
+    -------
+    RuleStatistics
+
+    Raises
+    ------
+    ValueError
+        If an action index is outside the action grid or ``columns`` and ``decisions`` disagree in size.
+    """
+    n_actions = decisions.strategies.shape[-1]
+    if not all(0 <= a < n_actions for a in rule.action.agree):
+        raise ValueError(f"rule {rule.name!r} names an action outside 0..{n_actions - 1}")
+    g_count = decisions.n_games
+    if len(next(iter(columns.values()))) != g_count:
+        raise ValueError("columns and decisions hold different numbers of games")
+    mask = rule.applies(decisions.X)
+    n = int(mask.sum())
+    eq = decisions.equilibrium_rows[mask]
+    mass = eq[:, list(rule.action.agree)].sum(axis=1)
+    touched = np.unique(decisions.game_index[mask])
+    expl = np.zeros(g_count)
+    if touched.size:
+        strat = decisions.strategies[touched].copy()
+        pos = np.searchsorted(touched, decisions.game_index[mask])
+        hands = decisions.hand_index[mask]
+        strat[pos, hands] = 0.0
+        strat[pos, hands, rule.action.play] = 1.0
+        expl[touched] = family.exploitability({k: v[touched] for k, v in columns.items()}, strat)
+    return RuleStatistics(
+        rule=rule, n_decisions=n, coverage=n / mask.size,
+        agreement=float(np.mean(mass >= 0.5 - 1e-12)) if n else float("nan"),
+        mass=float(mass.mean()) if n else float("nan"),
+        exploitability=float(expl.mean()),
+        exploitability_touched=float(expl[touched].mean()) if touched.size else float("nan"),
+        games_touched=touched.size / g_count, n_games=g_count)
+
+
+def _weighted_quantile_index(values: np.ndarray, weights: np.ndarray, q: float) -> int:
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order]) / weights.sum()
+    return int(order[min(int(np.searchsorted(cum, q - 1e-12)), len(cum) - 1)])
+
+
+def summarise_action(strategy, action_values, action_labels) -> RuleAction:
+    """A leaf's action mix as one plain action: what a person would remember.
+
+    If passive actions (value 0, the check) hold at least half the probability, the rule says "check": play and
+    agree are the check. Otherwise it says "bet": it plays the weighted median bet size of the bet part (the
+    pure action nearest to the mix in earth mover's distance) and agrees with the bets between the bet part's
+    quartiles.
+
+    Parameters
+    ----------
+    strategy : array_like of float, shape ``(B,)``
+    action_values : array_like of float, shape ``(B,)``
+        Sizes (0 for passive actions), increasing.
+    action_labels : sequence of str
+
+    Returns
+    -------
+    RuleAction
+
+    Raises
+    ------
+    ValueError
+        On shapes that do not match or a strategy without mass.
+    """
+    p = np.asarray(strategy, dtype=np.float64).reshape(-1)
+    v = np.asarray(action_values, dtype=np.float64).reshape(-1)
+    if p.shape != v.shape or len(action_labels) != p.size:
+        raise ValueError("strategy, action_values and action_labels must have one entry per action")
+    if not p.sum() > 0:
+        raise ValueError("strategy has no probability mass")
+    passive = v == 0
+    if p[passive].sum() >= 0.5:
+        k = int(np.flatnonzero(passive)[np.argmax(p[passive])])
+        return RuleAction(k, (k,), action_labels[k])
+    w = np.where(passive, 0.0, p)
+    med = _weighted_quantile_index(v, w, 0.5)
+    lo = v[_weighted_quantile_index(v, w, 0.25)]
+    hi = v[_weighted_quantile_index(v, w, 0.75)]
+    agree = tuple(int(a) for a in np.flatnonzero(~passive & (v >= lo) & (v <= hi)))
+    label = action_labels[med] + (" (all-in)" if med == len(v) - 1 else "")
+    if lo == hi:
+        return RuleAction(med, agree, label)
+    return RuleAction(med, agree, f"bet {lo:g}-{hi:g}, e.g. {label}")
+
+
+def tree_rules(decisions: HandDecisions, rows, features, max_depth: int, action_values, action_labels,
+               min_samples_leaf: int = 1, random_state: int = 0) -> list[FundamentalRule]:
+    """Fit a per-hand strategy tree on the decisions ``rows`` and turn each leaf into a plain rule.
+
+    Parameters
+    ----------
+    decisions : HandDecisions
+    rows : array_like of int
+        Decision rows to fit on (e.g. the training games' rows).
+    features : sequence of str
+        Feature names to split on.
+    max_depth : int
+    action_values, action_labels
+        The family's action sizes and names (see :func:`summarise_action`).
+    min_samples_leaf : int, default 1
+    random_state : int, default 0
+
+    Returns
+    -------
+    list of FundamentalRule
+        One per leaf, left to right; conditions refer to columns of ``decisions.X``.
+    """
+    cols = [decisions.feature(f) for f in features]
+    r = np.asarray(rows, dtype=np.intp)
+    tree = StrategyTree(max_depth=max_depth, min_samples_leaf=min_samples_leaf, random_state=random_state)
+    tree.fit(decisions.X[np.ix_(r, cols)], decisions.equilibrium_rows[r])
+    leaves = extract_rules(tree.tree_, tree.leaf_strategies(), [decisions.feature_names[c] for c in cols])
+    out = []
+    for k, leaf in enumerate(leaves):
+        conds = tuple(Condition(cols[c.feature], c.name, c.lower, c.upper) for c in leaf.conditions)
+        action = summarise_action(leaf.strategy, action_values, action_labels)
+        on = features[0] if len(features) == 1 else f"{len(features)} features"
+        out.append(FundamentalRule(f"tree depth {max_depth} leaf {k + 1}", conds, action,
+                                   f"tree depth {max_depth} on {on}, {leaf.coverage:.0%} of training decisions"))
+    return out
+
+
+def merge_interval_rules(rules: list[FundamentalRule]) -> list[FundamentalRule]:
+    """Merge rules on one and the same single feature whose intervals touch and whose actions are equal.
+
+    A one-feature tree cuts the feature's range into intervals; neighbouring leaves that say the same thing
+    ("check") become one rule ("if 3% < share beaten <= 62%: check").
+
+    Parameters
+    ----------
+    rules : list of FundamentalRule
+        Each with exactly one condition, all on the same feature.
+
+    Returns
+    -------
+    list of FundamentalRule
+        Sorted by the interval's lower end.
+
+    Raises
+    ------
+    ValueError
+        If a rule has not exactly one condition or the rules use different features.
+    """
+    if not rules:
+        return []
+    if any(len(r.conditions) != 1 for r in rules) or len({r.conditions[0].feature for r in rules}) != 1:
+        raise ValueError("merge_interval_rules needs rules with one condition each, all on the same feature")
+
+    def lo(r):
+        return -np.inf if r.conditions[0].lower is None else r.conditions[0].lower
+
+    ordered = sorted(rules, key=lo)
+    merged = [ordered[0]]
+    for r in ordered[1:]:
+        last = merged[-1]
+        c0, c1 = last.conditions[0], r.conditions[0]
+        if last.action == r.action and c0.upper is not None and c1.lower is not None and c0.upper == c1.lower:
+            cond = Condition(c0.feature, c0.name, c0.lower, c1.upper, c0.integer)
+            merged[-1] = FundamentalRule(last.name, (cond,), last.action, last.source + " + " + r.name)
+        else:
+            merged.append(r)
+    return merged
+
+
+def best_interval_rule(decisions: HandDecisions, rows, feature: str, action: RuleAction, min_agreement: float,
+                       grid=None, upper_open: bool = False, name: str = "") -> FundamentalRule | None:
+    """The interval rule ``lo < feature <= hi: action`` with the largest coverage among those whose agreement on
+    the decisions ``rows`` is at least ``min_agreement`` (an exhaustive search over a grid of bounds).
+
+    Parameters
+    ----------
+    decisions : HandDecisions
+    rows : array_like of int
+        Decision rows searched (e.g. the training games' rows).
+    feature : str
+        Feature name (e.g. :data:`BEATS`).
+    action : RuleAction
+        What the rule says; agreement as in :func:`rule_statistics`.
+    min_agreement : float
+        In ``[0, 1]``.
+    grid : array_like of float, optional
+        Candidate bounds, increasing (default ``0, 0.01, ..., 1``); the lowest candidate lower bound is "none".
+    upper_open : bool, default False
+        Search only ``lo < feature`` (no upper bound), e.g. for the all-in rule.
+    name : str, optional
+
+    Returns
+    -------
+    FundamentalRule or None
+        None if no interval reaches ``min_agreement``.
+
+    Raises
+    ------
+    ValueError
+        If ``min_agreement`` is outside ``[0, 1]`` or the grid is not increasing.
+    """
+    if not 0 <= min_agreement <= 1:
+        raise ValueError(f"min_agreement must be in [0, 1], got {min_agreement!r}")
+    g = np.linspace(0.0, 1.0, 101) if grid is None else np.asarray(grid, dtype=np.float64).reshape(-1)
+    if g.size < 2 or np.any(np.diff(g) <= 0):
+        raise ValueError("grid must hold at least two increasing bounds")
+    col = decisions.feature(feature)
+    r = np.asarray(rows, dtype=np.intp)
+    x = decisions.X[r, col]
+    agree = decisions.equilibrium_rows[r][:, list(action.agree)].sum(axis=1) >= 0.5 - 1e-12
+    # cell k holds g[k-1] < x <= g[k] (cell 0: x <= g[0]; last cell: x > g[-1])
+    cell = np.searchsorted(g, x, side="left")
+    counts = np.bincount(cell, minlength=g.size + 1)
+    hits = np.bincount(cell, weights=agree.astype(float), minlength=g.size + 1)
+    cn = np.concatenate([[0], np.cumsum(counts)])
+    ch = np.concatenate([[0], np.cumsum(hits)])
+    # interval (lo, hi]: lower index a (cells a.. ; a = 0 means no lower bound), upper index b (cells ..b)
+    n_cells = g.size + 1
+    a = np.arange(n_cells)[:, None]
+    b = np.arange(n_cells)[None, :]
+    if upper_open:
+        b = np.full_like(b, n_cells - 1)
+    cov = cn[b + 1] - cn[a]
+    agr = np.where(cov > 0, (ch[b + 1] - ch[a]) / np.maximum(cov, 1), -1.0)
+    ok = (b >= a) & (agr >= min_agreement) & (cov > 0)
+    if not ok.any():
+        return None
+    best = np.unravel_index(np.argmax(np.where(ok, cov, -1)), ok.shape)
+    lo = None if best[0] == 0 else float(g[best[0] - 1])
+    hi = None if upper_open or best[1] >= g.size else float(g[best[1]])
+    cond = Condition(col, decisions.feature_names[col], lo, hi)
+    return FundamentalRule(name or f"best interval for {action.text}", (cond,), action,
+                           f"search: largest coverage with agreement >= {min_agreement:.0%}")
