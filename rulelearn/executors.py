@@ -190,6 +190,7 @@ class DaskExecutor:
         self._scheduler = scheduler
         self._client = None
         self._owned = False
+        self._futures = []
         self.workers = 0
         self.description = "dask"
 
@@ -207,6 +208,10 @@ class DaskExecutor:
         return self
 
     def __exit__(self, *exc) -> None:
+        pending = [f for f in self._futures if not f.done()]
+        if pending:  # the consumer stopped early (an error or an interrupt): free the cluster
+            self._client.cancel(pending)
+        self._futures = []
         if self._owned:
             self._client.close()
         self._client = None
@@ -226,6 +231,7 @@ class DaskExecutor:
         futures = [self._client.submit(_call_single_threaded, fn, args, key=f"rulelearn-{name}-{run}-{k}",
                                        pure=False)
                    for k, args in enumerate(tasks)]
+        self._futures = futures
         try:
             for fut, result in distributed.as_completed(futures, with_results=True):
                 fut.release()
