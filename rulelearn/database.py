@@ -621,7 +621,8 @@ class SolutionDatabase:
         seed : int, default 0
             Seed of the game stream; fixed for a database (recorded in the manifest).
         shard_size : int, default 250
-            Games per shard (one worker task; a kill loses at most the shards in flight).
+            Games per shard (one worker task; a kill loses at most the shards in flight). The manifest holds one
+            record per shard and is rewritten after each, so for millions of games use a few thousand per shard.
         workers : int, optional
             Local processes; default all cores (``os.cpu_count()``). ``1`` solves in this process. Ignored when
             ``scheduler`` is given.
