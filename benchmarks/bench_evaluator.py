@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as md
+import os
 import platform
 import statistics
 import subprocess
@@ -231,6 +232,7 @@ def _fresh_process_first_use() -> float:
 
 # ------------------------------------------------------------------------------------------- main
 def run(n_hands: int, n_per_call: int, seed: int) -> dict:
+    load_start = os.getloadavg()[0]
     rng = np.random.default_rng(seed)
     hands = np.argpartition(rng.random((n_hands, 52), dtype=np.float32), 7, axis=1)[:, :7].astype(np.int64)
     hands_list = hands.tolist()
@@ -347,7 +349,8 @@ def run(n_hands: int, n_per_call: int, seed: int) -> dict:
             opt["version"],
         )
         conv = None
-    return {"rows": rows, "build": min(build), "fresh": fresh, "n_hands": n_hands}
+    return {"rows": rows, "build": min(build), "fresh": fresh, "n_hands": n_hands,
+            "load": (load_start, os.getloadavg()[0])}
 
 
 def _seconds(sec: float) -> str:
@@ -369,7 +372,9 @@ def section(res: dict, command: str) -> str:
         START,
         "## Hand evaluator (issue 4: HUNL hand ranking)",
         "",
-        f"Command: `{command}` · Machine: {machine} · Date: {time.strftime('%Y-%m-%d')}",
+        (f"Command: `{command}` · Machine: {machine} · Date: {time.strftime('%Y-%m-%d')} · Load average "
+        f"(1 min) at the start and end of the run: {res['load'][0]:.1f} / {res['load'][1]:.1f} ({os.cpu_count()} "
+        f"cores; above {os.cpu_count()}, wall times are inflated)"),
         "",
         (
             f"Random 7-card hands (seed fixed; a batch of {res['n_hands']:,} unless the row says otherwise) "

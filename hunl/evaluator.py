@@ -260,7 +260,7 @@ def _popcount(x):  # pragma: no cover - compiled
 
 
 # ------------------------------------------------------------------------------------------------ tables
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EvaluatorTables:
     """The arrays the compiled evaluator reads (built once per process by :func:`tables`).
 
@@ -589,7 +589,7 @@ def combo_strengths(board) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ShowdownOrder:
     """The combos that can be dealt on a board, weakest first (input of the sorted O(n) showdown).
 
