@@ -119,21 +119,22 @@ def plot(dec: F.HandDecisions, family, found: dict, path: Path) -> None:
     idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, 39)
     centre = (edges[:-1] + edges[1:]) / 2
     series = {"check": eq[:, values == 0].sum(1), "check or bet 0.1": eq[:, values <= 0.1 + 1e-12].sum(1),
-              "all-in (bet 3)": eq[:, np.argmax(values)], "bet >= 2.5": eq[:, values >= 2.5].sum(1)}
-    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+              f"all-in (bet {values.max():g})": eq[:, np.argmax(values)],
+              "bet >= 2.5": eq[:, values >= 2.5].sum(1)}
+    fig, ax = plt.subplots(figsize=(11, 4.8))
     ax.axvspan(0.2, 0.8, color="tab:orange", alpha=0.12, label="80-20 rule: check")
     ax.axvspan(0.95, 1.0, color="tab:red", alpha=0.12, label="all-in rule (first condition)")
     count = np.bincount(idx, minlength=40)
     for name, v in series.items():
         mean = np.bincount(idx, weights=v, minlength=40) / np.maximum(count, 1)
         ax.plot(centre[count > 0], mean[count > 0], marker=".", label=f"equilibrium P({name})")
-    for label, (lo, hi) in found.items():
-        ax.plot([lo, hi], [1.04, 1.04], lw=4, label=label)
+    for k, (label, (lo, hi)) in enumerate(found.items()):
+        ax.plot([lo, hi], [1.04 + 0.04 * k] * 2, lw=4, label=label, solid_capstyle="butt")
     ax.set_xlabel("share of the opponent's range the hand beats, P(P2 holds < card)")
     ax.set_ylabel("mean equilibrium probability")
-    ax.set_ylim(0, 1.08)
+    ax.set_ylim(0, 1.06 + 0.04 * len(found))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title("What equilibrium play does, by the share of the opponent's range beaten")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,9 +231,9 @@ def main(argv=None) -> int:
     found_bands = {}
     check_rules = [s.rule for s in one_stats if s.rule.action.play == check]
     if check_rules:
-        found_bands["one-feature tree: check"] = interval(max(check_rules, key=lambda r: np.diff(interval(r))[0]))
+        found_bands["found by the one-feature tree: check"] = interval(max(check_rules, key=lambda r: np.diff(interval(r))[0]))
     for r in searched:
-        found_bands["search: " + r.name] = interval(r)
+        found_bands["found by search: " + r.name] = interval(r)
     plot(test, family, found_bands, Path(args.figure))
 
     pd.set_option("display.width", 250)
