@@ -151,3 +151,12 @@ def test_bad_input_is_rejected():
         optimal_group_strategy(probs[:, :3, :3], values, game=game)
     with pytest.raises(ValueError, match="strategy"):
         group_exploitability(probs, np.ones((4, 3)), values, game=game)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from games.betgame import group_lp
+
+    result = doctest.testmod(group_lp)
+    assert result.attempted > 0 and result.failed == 0
