@@ -181,7 +181,7 @@ class FundamentalRule:
         return ok
 
     def text(self) -> str:
-        """The rule in words: ``"if 20% < share of P2's range beaten <= 80%: check (or bet 0.1)"``."""
+        """The rule in words: ``"if your hand beats more than 20% and at most 80% of P2's range: check"``."""
         return f"if {format_conditions(self.conditions)}: {self.action.text}"
 
 
@@ -192,17 +192,36 @@ def _pct(x: float) -> str:
     return f"{v:.0f}%" if abs(v - round(v)) < 0.05 else f"{v:.1f}%"
 
 
+def _beaten_phrase(c: Condition) -> str | None:
+    """``"your hand beats between 20% and 80% of P2's range"`` for a "share of X beaten" feature, else None."""
+    if not (c.name.startswith("share of ") and c.name.endswith(" beaten")):
+        return None
+    what = c.name[len("share of "):-len(" beaten")]
+    if c.lower is not None and c.upper is not None:
+        return f"your hand beats more than {_pct(c.lower)} and at most {_pct(c.upper)} of {what}"
+    if c.lower is not None:
+        return f"your hand beats more than {_pct(c.lower)} of {what}"
+    return f"your hand beats at most {_pct(c.upper)} of {what}"
+
+
 def format_conditions(conditions) -> str:
     """Conditions in words; bounds on probabilities (all features here) as percentages.
+
+    A "share of X beaten" feature reads ``your hand beats more than 20% and at most 80% of X``; others read
+    ``P(P2 holds <= 6) <= 90%``.
 
     Returns
     -------
     str
-        E.g. ``"20% < share of P2's range beaten <= 80% and P(P2 holds <= 6) <= 90%"`` (``"always"`` if empty).
+        E.g. ``"your hand beats more than 95% of P2's range and P(P2 holds <= 6) <= 90%"`` (``"always"`` if
+        empty).
     """
     parts = []
     for c in conditions:
-        if c.lower is not None and c.upper is not None:
+        phrase = _beaten_phrase(c)
+        if phrase is not None:
+            parts.append(phrase)
+        elif c.lower is not None and c.upper is not None:
             parts.append(f"{_pct(c.lower)} < {c.name} <= {_pct(c.upper)}")
         elif c.lower is not None:
             parts.append(f"{c.name} > {_pct(c.lower)}")

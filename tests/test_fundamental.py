@@ -171,4 +171,8 @@ def test_format_conditions():
     conds = (Condition(0, "share", 0.2, 0.8), Condition(1, "P(P2 holds <= 6)", None, 0.9),
              Condition(2, "x", 0.00024, None))
     assert F.format_conditions(conds) == "20% < share <= 80% and P(P2 holds <= 6) <= 90% and x > 0.024%"
+    beaten = [Condition(0, F.BEATS, lo, hi) for lo, hi in ((0.2, 0.8), (0.966, None), (None, 0.5))]
+    assert [F.format_conditions([c]) for c in beaten] == [
+        "your hand beats more than 20% and at most 80% of P2's range",
+        "your hand beats more than 96.6% of P2's range", "your hand beats at most 50% of P2's range"]
     assert F.format_conditions(()) == "always"
