@@ -8,9 +8,20 @@ Ganzfried & Yusuf (2017, *Games* 8(4), Section 3) define
 * **Algorithm 2**, the distance between two strategies: the 1-D EMD between the bet distributions of each hand,
   over the ``n_bets`` bet positions, divided by ``n_bets - 1``, averaged over the hands.
 
-Both lie in ``[0, 1]``. In one dimension the EMD with unit spacing is the L1 distance between the cdfs
-(``sum_k |F_a(k) - F_b(k)|``, which is what the algorithms' running ``delta`` computes), so both distances are
-scaled cityblock distances between cumulative vectors; the pairwise forms use :func:`scipy.spatial.distance.cdist`.
+Both lie in ``[0, 1]``. In one dimension the EMD between two distributions on ordered positions
+``x_0 < ... < x_{n-1}`` is ``sum_k (x_{k+1} - x_k) |F_a(k) - F_b(k)|`` with ``F`` the cdfs; with unit spacing this is
+``sum_k |F_a(k) - F_b(k)|``, what the algorithms' running ``delta`` computes. So both distances are *scaled L1
+(cityblock) distances between cumulative vectors*:
+
+* ``input_emd(a, b) == || input_embedding(a) - input_embedding(b) ||_1``, with the embedding the concatenated
+  per-player cdfs divided by ``P * (d - 1)``;
+* ``output_emd(s, t) == || output_embedding(s) - output_embedding(t) ||_1``, with the embedding the cumulative
+  strategies (without the final 1) divided by ``n_hands * (n_bets - 1)`` -- or, with bet sizes as ``positions``,
+  weighted by the gaps between consecutive sizes and divided by ``n_hands * (x_max - x_min)``.
+
+This is what makes the EMD learners exact at scale: nearest neighbours, medoids and trees work on L1 distances
+between embeddings (``tests/test_distance.py`` checks both identities against POT's ``wasserstein_1d`` and its
+exact transport LP ``ot.emd2`` on random inputs). The pairwise forms use :func:`scipy.spatial.distance.cdist`.
 """
 
 from __future__ import annotations
@@ -26,11 +37,15 @@ __all__ = [
     "pairwise_input_emd",
     "pairwise_output_emd",
     "strategy_cumulative",
+    "input_embedding",
+    "output_embedding",
 ]
 
 
 def _split_players(x: np.ndarray, n_players: int, name: str) -> np.ndarray:
-    if x.shape[-1] % n_players:
+    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or n_players < 1:
+        raise ValueError(f"n_players must be a positive integer, got {n_players!r}")
+    if x.ndim < 1 or x.shape[-1] % n_players:
         raise ValueError(f"{name} has {x.shape[-1]} features, not a multiple of n_players={n_players}")
     d = x.shape[-1] // n_players
     if d < 2:
@@ -66,24 +81,42 @@ def input_emd(a, b, n_players: int = 2) -> np.ndarray | float:
     return float(dist) if np.ndim(dist) == 0 else dist
 
 
-def output_emd(a, b) -> np.ndarray | float:
+def _bet_weights(positions, n_bets: int) -> np.ndarray:
+    """Weights ``w`` of shape ``(n_bets - 1,)`` with ``EMD / span = sum_k w_k |F_a(k) - F_b(k)|``."""
+    if positions is None:
+        return np.full(n_bets - 1, 1.0 / (n_bets - 1))
+    x = as_float_array(positions, "positions", ndim=1)
+    if x.shape[0] != n_bets:
+        raise ValueError(f"positions must hold one position per action ({n_bets}), got {x.shape[0]}")
+    gaps = np.diff(x)
+    if np.any(gaps <= 0):
+        raise ValueError("positions must be strictly increasing (actions ordered on the bet grid)")
+    return gaps / (x[-1] - x[0])
+
+
+def output_emd(a, b, positions=None) -> np.ndarray | float:
     """Distance between strategies (Algorithm 2), broadcasting over leading axes.
 
     Parameters
     ----------
     a, b : array_like of float, shape ``(..., n_hands, n_bets)``
         Action probabilities per hand over ordered actions (bet sizes); rows sum to 1.
+    positions : array_like of float, shape ``(n_bets,)``, optional
+        Where the actions sit on the line, strictly increasing (e.g. the bet sizes in chips, 0 for a check).
+        Default: unit-spaced positions ``0, 1, ..., n_bets - 1``, as in Algorithm 2; for the paper's uniform
+        grid ``0, 0.1, ..., 3`` both give the same distance.
 
     Returns
     -------
     float or numpy.ndarray of float64, shape ``broadcast(a, b).shape[:-2]``
-        Mean over hands of ``EMD / (n_bets - 1)`` with bets at unit-spaced positions (the bet index, as in
-        Algorithm 2; for the paper's uniform grid this is the EMD in chips divided by the stack); in ``[0, 1]``.
+        Mean over hands of ``EMD / (x_max - x_min)``, in ``[0, 1]`` (with unit positions ``EMD / (n_bets - 1)``;
+        for the paper's grid this is the EMD in chips divided by the stack).
 
     Raises
     ------
     ValueError
-        If the inputs contain NaN, have fewer than 2 dimensions, or fewer than 2 actions.
+        If the inputs contain NaN, have fewer than 2 dimensions or fewer than 2 actions, or ``positions`` is not
+        strictly increasing with one entry per action.
     """
     x = as_float_array(a, "a")
     y = as_float_array(b, "b")
@@ -92,9 +125,72 @@ def output_emd(a, b) -> np.ndarray | float:
     nb = x.shape[-1]
     if nb < 2:
         raise ValueError("output_emd needs at least 2 actions per hand")
-    diff = np.cumsum(x - y, axis=-1)
-    dist = np.abs(diff).sum(axis=-1).mean(axis=-1) / (nb - 1)
+    w = _bet_weights(positions, nb)
+    diff = np.cumsum(x - y, axis=-1)[..., :-1]
+    dist = (np.abs(diff) @ w).mean(axis=-1)
     return float(dist) if np.ndim(dist) == 0 else dist
+
+
+def input_embedding(x, n_players: int = 2, input_kind: str = "cdf") -> np.ndarray:
+    """Map inputs to vectors whose L1 (cityblock) distance is the input EMD of Algorithm 1.
+
+    ``input_emd(a, b, n_players) == abs(input_embedding(a) - input_embedding(b)).sum(-1)``: the embedding is the
+    concatenated per-player cdfs divided by ``n_players * (d - 1)``.
+
+    Parameters
+    ----------
+    x : array_like of float, shape ``(..., n_players * d)``
+        Per-player cdfs (``input_kind="cdf"``) or pmfs (``"pdf"``) over ``d`` ordered hands, player by player.
+    n_players : int, default 2
+    input_kind : {"cdf", "pdf"}, default "cdf"
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``x.shape``
+
+    Raises
+    ------
+    ValueError
+        On NaN, a feature count that is not a multiple of ``n_players``, ``d < 2`` or an unknown ``input_kind``.
+    """
+    if input_kind not in ("cdf", "pdf"):
+        raise ValueError(f"input_kind must be 'cdf' or 'pdf', got {input_kind!r}")
+    arr = as_float_array(x, "x")
+    blocks = _split_players(arr, n_players, "x")
+    if input_kind == "pdf":
+        blocks = np.cumsum(blocks, axis=-1)
+    d = blocks.shape[-1]
+    return blocks.reshape(arr.shape) / (n_players * (d - 1))
+
+
+def output_embedding(strategies, positions=None) -> np.ndarray:
+    """Map strategies to vectors whose L1 (cityblock) distance is the output EMD of Algorithm 2.
+
+    ``output_emd(s, t, positions) == abs(output_embedding(s, positions) - output_embedding(t, positions)).sum(-1)``:
+    the embedding is the cumulative strategy of every hand (without its final 1), weighted by the gap to the next
+    position and divided by ``n_hands * (x_max - x_min)``, flattened over hands.
+
+    Parameters
+    ----------
+    strategies : array_like of float, shape ``(..., n_hands, n_bets)``
+    positions : array_like of float, shape ``(n_bets,)``, optional
+        As in :func:`output_emd`.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(..., n_hands * (n_bets - 1))``
+
+    Raises
+    ------
+    ValueError
+        As :func:`output_emd`.
+    """
+    s = as_float_array(strategies, "strategies")
+    if s.ndim < 2 or s.shape[-1] < 2:
+        raise ValueError(f"strategies must have shape (..., n_hands, n_bets) with n_bets >= 2, got {s.shape}")
+    w = _bet_weights(positions, s.shape[-1])
+    emb = strategy_cumulative(s) * (w / s.shape[-2])
+    return emb.reshape(s.shape[:-2] + (-1,))
 
 
 def pairwise_input_emd(a, b=None, n_players: int = 2) -> np.ndarray:
@@ -137,7 +233,7 @@ def strategy_cumulative(strategies) -> np.ndarray:
     return np.cumsum(s, axis=-1)[..., :-1]
 
 
-def pairwise_output_emd(a, b=None) -> np.ndarray:
+def pairwise_output_emd(a, b=None, positions=None) -> np.ndarray:
     """All pairwise strategy distances (Algorithm 2) between two sets of strategies.
 
     Parameters
@@ -145,6 +241,8 @@ def pairwise_output_emd(a, b=None) -> np.ndarray:
     a : array_like of float, shape ``(m, n_hands, n_bets)``
     b : array_like of float, shape ``(k, n_hands, n_bets)``, optional
         Defaults to ``a``.
+    positions : array_like of float, shape ``(n_bets,)``, optional
+        As in :func:`output_emd`.
 
     Returns
     -------
@@ -154,7 +252,6 @@ def pairwise_output_emd(a, b=None) -> np.ndarray:
     y = x if b is None else as_float_array(b, "b", ndim=3)
     if x.shape[1:] != y.shape[1:]:
         raise ValueError(f"a and b must have the same (n_hands, n_bets), got {x.shape[1:]} and {y.shape[1:]}")
-    n, nb = x.shape[1:]
-    cx = strategy_cumulative(x).reshape(x.shape[0], -1)
-    cy = cx if b is None else strategy_cumulative(y).reshape(y.shape[0], -1)
-    return cdist(cx, cy, metric="cityblock") / (n * (nb - 1))
+    ex = output_embedding(x, positions)
+    ey = ex if b is None else output_embedding(y, positions)
+    return cdist(ex, ey, metric="cityblock")

@@ -3,8 +3,9 @@
 much a person must memorise."""
 
 from rulelearn.learners.cluster_tree import ClusterThenTree
+from rulelearn.learners.emd_tree import EMDTreeRegressor
 from rulelearn.learners.kmedoids import EMDKMedoids
 from rulelearn.learners.knn import EMDNearestNeighbors
 from rulelearn.learners.tree import StrategyTree
 
-__all__ = ["EMDNearestNeighbors", "EMDKMedoids", "StrategyTree", "ClusterThenTree"]
+__all__ = ["EMDNearestNeighbors", "EMDKMedoids", "StrategyTree", "ClusterThenTree", "EMDTreeRegressor"]
