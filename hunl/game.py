@@ -179,6 +179,10 @@ class HoldemEndgame(Game):
         boards = [self.board] + [self.board + (c,) for c in river_cards]
         if river_cards:
             chance[1:] = 1.0 / (52 - 4 - 4)
+        sorted_strength = np.zeros((2, n_boards, hm), dtype=np.int32)
+        sorted_cards = np.zeros((2, n_boards, hm, 2), dtype=np.int8)
+        sorted_prior = np.zeros((2, n_boards, hm))
+        sorted_scale = np.zeros((2, n_boards, hm))
         for b, full in enumerate(boards):
             if len(full) != 5:
                 continue
@@ -190,13 +194,19 @@ class HoldemEndgame(Game):
                 strength[p, b, :h] = np.where(ok, s[combos[p]], -1)
                 idx = np.flatnonzero(ok)
                 srt = idx[np.argsort(strength[p, b, idx], kind="stable")]
-                order[p, b, :srt.size] = srt
-                count[p, b] = srt.size
+                m = srt.size
+                order[p, b, :m] = srt
+                count[p, b] = m
+                sorted_strength[p, b, :m] = strength[p, b, srt]
+                sorted_cards[p, b, :m] = cards[p, srt]
+                sorted_prior[p, b, :m] = prior[p, srt]
+                sorted_scale[p, b, :m] = prior[p, srt] / z
         self.boards = tuple(boards)
         self.chance = chance
         t = self.tree
+        self._strength = strength
         self._data = (t.board.astype(np.int64), t.fold_value.copy(), t.showdown_stake.copy(), chance, valid, order,
-                      count, strength, cards, same, scale, prior, np.zeros(hm), np.zeros(52))
+                      count, sorted_strength, cards, same, scale, prior, sorted_cards, sorted_prior, sorted_scale)
 
     # ------------------------------------------------------------------ Game interface
     def compiled_terminal(self) -> tuple:
@@ -282,7 +292,7 @@ class HoldemEndgame(Game):
         """``(B, H1, H2)`` float64 showdown outcome (+1 player 1 wins, 0 split, -1 loses; 0 on 4-card boards)."""
         self._check_dense()
         h1, h2 = self.num_hands
-        s = self._data[7]
+        s = self._strength
         return np.sign(s[0, :, :h1, None].astype(np.int64) - s[1, :, None, :h2].astype(np.int64)).astype(float)
 
     # ------------------------------------------------------------------ reporting

@@ -129,13 +129,14 @@ class _Evaluator:
 
     def forward(self, probs):
         t = self.game.tree
-        K.forward(t.kind, t.player, t.parent, self.hands, self._writable(probs), self.reach)
+        K.forward(t.kind, t.player, t.parent, t.levels, self.game.parallel, self.hands, self._writable(probs),
+                  self.reach)
 
     def backward(self, p, mode, probs):
         """Root counterfactual values of player ``p``'s hands (after :meth:`forward`)."""
         t = self.game.tree
-        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, self.term,
-                   self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
+        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, t.levels, self.game.parallel,
+                   self.term, self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
                    self.best)
         return self.cfv[0, :self.hands[p]].copy()
 
@@ -145,8 +146,8 @@ class _Evaluator:
         t = self.game.tree
         if weights is None:
             probs = self._writable(probs)
-        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, self.term,
-                   self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
+        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, t.levels, self.game.parallel,
+                   self.term, self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
                    weights is not None, probs, self.reach, self.cfv, self.best, self.out)
         return self.out[:2].copy(), float(self.out[2])
 

@@ -254,18 +254,20 @@ class _State:
         self.cfv = np.zeros((n, hm), dtype=dt)
         self.buffer = np.ones((n, hm), dtype=dt)
         for p in (0, 1):
-            K.regret_matching(self.nodes[p], t.child_start, t.num_children, self.hands[p], self.regret, self.strat)
+            K.regret_matching(self.nodes[p], game.parallel, t.child_start, t.num_children, self.hands[p],
+                              self.regret, self.strat)
 
     def run(self, t0: int, n_iter: int, params) -> None:
         t = self.game.tree
-        K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children,
-                         self.term, self.hands, self.nodes[0], self.nodes[1], self.strat,
+        K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children, t.levels,
+                         self.game.parallel, self.term, self.hands, self.nodes[0], self.nodes[1], self.strat,
                          self.regret, self.avg, self.reach, self.cfv, *params)
 
     def average(self) -> np.ndarray:
         t = self.game.tree
         for p in (0, 1):
-            K.normalise(self.nodes[p], t.child_start, t.num_children, self.hands[p], self.avg, self.buffer)
+            K.normalise(self.nodes[p], self.game.parallel, t.child_start, t.num_children, self.hands[p], self.avg,
+                        self.buffer)
         return self.buffer
 
     def current(self) -> np.ndarray:

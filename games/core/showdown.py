@@ -42,12 +42,11 @@ def terminal_row(p, b, fold_value, stake, opp_reach, out, data):  # pragma: no c
     ``fold_value`` is the payoff to player 1 of a fold (0 for a showdown); ``stake`` the chips won at a showdown
     (0 for a fold). ``data`` is the tuple described in :func:`empty_ranked_data`.
     """
-    (board_of, fold_v, stakes, chance, valid, order, count, strength, cards, same, scale, prior, scratch,
-     card_sum) = data
+    (board_of, fold_v, stakes, chance, valid, order, count, strength, cards, same, scale, prior, sorted_cards,
+     sorted_prior, sorted_scale) = data
+    card_sum = np.zeros(52)  # local work space: the solvers call this from several threads at once
     o = 1 - p
     w = chance[b]
-    for c in range(52):
-        card_sum[c] = 0.0
     if stake == 0.0:
         sign = 1.0 if p == 0 else -1.0
         v = sign * fold_value * w
@@ -74,20 +73,26 @@ def terminal_row(p, b, fold_value, stake, opp_reach, out, data):  # pragma: no c
     opp = order[o, b]
     n_p = count[p, b]
     n_o = count[o, b]
+    s_own = strength[p, b]
+    s_opp = strength[o, b]
+    c_own = sorted_cards[p, b]
+    c_opp = sorted_cards[o, b]
+    w_opp = sorted_prior[o, b]
+    scale_own = sorted_scale[p, b]
+    # Everything is read in sorted order except the opponent's reach (one gather) and the output (one scatter).
+    win = np.empty(n_p)
     # ascending sweep: weight of the opponent's strictly weaker compatible hands
     total = 0.0
     k = 0
     for idx in range(n_p):
-        i = own[idx]
-        s = strength[p, b, i]
-        while k < n_o and strength[o, b, opp[k]] < s:
-            j = opp[k]
-            x = opp_reach[j] * prior[o, j]
+        s = s_own[idx]
+        while k < n_o and s_opp[k] < s:
+            x = opp_reach[opp[k]] * w_opp[k]
             total += x
-            card_sum[cards[o, j, 0]] += x
-            card_sum[cards[o, j, 1]] += x
+            card_sum[c_opp[k, 0]] += x
+            card_sum[c_opp[k, 1]] += x
             k += 1
-        scratch[i] = total - card_sum[cards[p, i, 0]] - card_sum[cards[p, i, 1]]
+        win[idx] = total - card_sum[c_own[idx, 0]] - card_sum[c_own[idx, 1]]
     # descending sweep: weight of the strictly stronger ones
     for c in range(52):
         card_sum[c] = 0.0
@@ -95,17 +100,15 @@ def terminal_row(p, b, fold_value, stake, opp_reach, out, data):  # pragma: no c
     k = n_o - 1
     v = stake * w
     for idx in range(n_p - 1, -1, -1):
-        i = own[idx]
-        s = strength[p, b, i]
-        while k >= 0 and strength[o, b, opp[k]] > s:
-            j = opp[k]
-            x = opp_reach[j] * prior[o, j]
+        s = s_own[idx]
+        while k >= 0 and s_opp[k] > s:
+            x = opp_reach[opp[k]] * w_opp[k]
             total += x
-            card_sum[cards[o, j, 0]] += x
-            card_sum[cards[o, j, 1]] += x
+            card_sum[c_opp[k, 0]] += x
+            card_sum[c_opp[k, 1]] += x
             k -= 1
-        lose = total - card_sum[cards[p, i, 0]] - card_sum[cards[p, i, 1]]
-        out[i] = v * scale[p, i] * (scratch[i] - lose)
+        lose = total - card_sum[c_own[idx, 0]] - card_sum[c_own[idx, 1]]
+        out[own[idx]] = v * scale_own[idx] * (win[idx] - lose)
 
 
 @njit(cache=True)
@@ -126,13 +129,16 @@ def empty_ranked_data(n_nodes: int = 1, n_boards: int = 1, max_hands: int = 1) -
         valid      uint8   (2, B, Hm)    hand shares no card with the board
         order      int32   (2, B, Hm)    valid hands by increasing rank (first ``count`` entries)
         count      int32   (2, B)        number of valid hands
-        rank       int32   (2, B, Hm)    hand rank at the board (larger wins)
+        rank       int32   (2, B, Hm)    rank (larger wins) of the hand ``order[p, b, k]``, in sorted order
         cards      int64   (2, Hm, 2)    the hand's two cards (0..51)
         same       int64   (2, Hm)       the opponent's hand with the same cards, or -1
         scale      float64 (2, Hm)       own prior / Z (Z normalises the joint deal)
         prior      float64 (2, Hm)       prior weight of each hand
-        scratch    float64 (Hm,)         work space
-        card_sum   float64 (52,)         work space
+        s_cards    int8    (2, B, Hm, 2) ``cards`` in sorted order (per board)
+        s_prior    float64 (2, B, Hm)    ``prior`` in sorted order
+        s_scale    float64 (2, B, Hm)    ``scale`` in sorted order
+
+    The sorted copies make the showdown sweeps read memory in order (one gather of the opponent's reach).
 
     Games fill it (:meth:`hunl.game.HoldemEndgame.compiled_terminal`); the dense evaluator's games pass this
     empty one as the unused half of the terminal spec.
@@ -141,4 +147,4 @@ def empty_ranked_data(n_nodes: int = 1, n_boards: int = 1, max_hands: int = 1) -
     return (np.zeros(n, np.int64), np.zeros(n), np.zeros(n), np.ones(b), np.zeros((2, b, h), np.uint8),
             np.zeros((2, b, h), np.int32), np.zeros((2, b), np.int32), np.zeros((2, b, h), np.int32),
             np.zeros((2, h, 2), np.int64), np.full((2, h), -1, np.int64), np.zeros((2, h)), np.zeros((2, h)),
-            np.zeros(h), np.zeros(52))
+            np.zeros((2, b, h, 2), np.int8), np.zeros((2, b, h)), np.zeros((2, b, h)))

@@ -64,6 +64,9 @@ __all__ = [
 
 #: Node kinds.
 CHANCE, DECISION, TERMINAL = 0, 1, 2
+
+#: Trees with at least this many (node, hand) pairs are solved with threads (:attr:`Game.parallel`).
+PARALLEL_MIN_WORK = 1_000_000
 _KIND_NAMES = {CHANCE: "chance", DECISION: "decision", TERMINAL: "terminal"}
 
 
@@ -232,6 +235,21 @@ class PublicTree:
         return tuple(out)
 
     @cached_property
+    def depth(self) -> np.ndarray:
+        """``(N,)`` int32: the depth of each node (the root has depth 0); nondecreasing in breadth-first order."""
+        d = np.zeros(self.n_nodes, dtype=np.int32)
+        for c in range(1, self.n_nodes):
+            d[c] = d[self.parent[c]] + 1
+        return d
+
+    @cached_property
+    def levels(self) -> np.ndarray:
+        """``(D + 2,)`` int64: boundaries of the depth levels in node order -- nodes of depth ``k`` are
+        ``levels[k] .. levels[k + 1] - 1`` -- used by the compiled passes to process a level at a time."""
+        counts = np.bincount(self.depth)
+        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    @cached_property
     def terminal_nodes(self) -> np.ndarray:
         """Ids of the terminal nodes, increasing; int32 array."""
         return np.flatnonzero(self.kind == TERMINAL).astype(np.int32)
@@ -325,6 +343,13 @@ class Game:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ provided
+    @property
+    def parallel(self) -> bool:
+        """Whether the compiled passes spread the nodes of wide tree levels over threads: true when the tree
+        has at least :data:`PARALLEL_MIN_WORK` (node, hand) pairs (hold'em endgames), false for small games where
+        thread start-up would cost more than it saves."""
+        return self.tree.n_nodes * self.max_hands >= PARALLEL_MIN_WORK
+
     @property
     def max_hands(self) -> int:
         """``max(H1, H2)``: the width of per-hand arrays shared by both players."""
