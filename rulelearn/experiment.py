@@ -27,13 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.metrics import r2_score
-from sklearn.neighbors import NearestNeighbors
 from sklearn.tree import DecisionTreeRegressor
 
 from rulelearn import representations as _representations
 from rulelearn.distance import output_emd
 from rulelearn.family import GameFamily
 from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors, StrategyTree
+from rulelearn.learners._l1 import L1NeighborIndex
 from rulelearn.pipeline import StrategyModel
 from rulelearn.representations import PAPER_REPRESENTATIONS, Representation
 from rulelearn.scoring import PolicyScore, score_policy
@@ -49,6 +49,7 @@ __all__ = [
     "ALL_REPRESENTATIONS",
     "EMD_METRICS",
     "numbered_representations",
+    "single_bet",
     "DepthSlice",
     "predict_by_depth",
     "tree_sweep",
@@ -306,11 +307,12 @@ def predict_by_depth(tree: StrategyTree, X, depths) -> list[DepthSlice]:
     return out
 
 
-def _r2(pred: np.ndarray, truth: np.ndarray, per_hand: bool) -> float:
-    """scikit-learn's regression ``score`` (R^2, uniform average over outputs) of raw action probabilities."""
+def _r2(pred: np.ndarray, truth: np.ndarray, per_hand: bool, multioutput: str = "uniform_average") -> float:
+    """scikit-learn's regression ``score`` (R^2, by default the uniform average over outputs) of raw action
+    probabilities; ``multioutput="variance_weighted"`` pools the outputs (1 - total SSE / total variance)."""
     b = truth.shape[-1]
     shape = (-1, b) if per_hand else (truth.shape[0], -1)
-    return float(r2_score(truth.reshape(shape), pred.reshape(shape)))
+    return float(r2_score(truth.reshape(shape), pred.reshape(shape), multioutput=multioutput))
 
 
 def _scores(family: GameFamily, test_cols: dict, pred: np.ndarray, truth: np.ndarray) -> dict:
@@ -326,15 +328,41 @@ def _one_sweep(family, columns, split, number, rep, depths, max_depth, seed, r2)
     model = _model(family, StrategyTree(max_depth, random_state=seed), rep)
     model.fit(ranges[split.train], strategies[split.train])
     X = rep.transform(ranges[split.test]).X
+    sampled = getattr(rep, "output", "strategy") == "sampled"
     rows = []
     for sl in predict_by_depth(model.learner_, X, depths):
-        pred = rep.assemble(sl.rows, len(split.test))
+        mixed = rep.assemble(sl.rows, len(split.test))
+        pred = single_bet(mixed) if sampled else mixed
         row = {"number": number, "representation": rep.name, "depth": sl.depth, "nodes": sl.nodes,
                "leaves": sl.leaves, **_scores(family, test_cols, pred, truth)}
+        if sampled:
+            s_mixed = _scores(family, test_cols, mixed, truth)
+            row["emd_mixed"], row["exploitability_mixed"] = s_mixed["emd"], s_mixed["exploitability"]
         if r2:
             row["r2"] = _r2(pred, truth, rep.per_hand is not None)
         rows.append(row)
     return rows
+
+
+def single_bet(strategies) -> np.ndarray:
+    """The pure strategy on each hand's most probable action (the lowest-indexed one on a tie).
+
+    How the paper scores representations 7-10, whose trees output one bet size per leaf: "considering only the
+    most probable bet size" (*Games* 8(4), Section 4, on Figure 6a).
+
+    Parameters
+    ----------
+    strategies : array_like of float, shape ``(..., B)``
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(..., B)``
+        One-hot rows.
+    """
+    s = np.asarray(strategies, dtype=np.float64)
+    out = np.zeros_like(s)
+    np.put_along_axis(out, s.argmax(axis=-1)[..., None], 1.0, axis=-1)
+    return out
 
 
 def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=None, depths=range(3, 21),
@@ -366,7 +394,10 @@ def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=
     pandas.DataFrame
         One row per (representation, depth): ``number``, ``representation``, ``depth``, ``nodes``, ``leaves``,
         ``emd`` (mean output EMD), ``exploitability``, ``exploitability_median``, ``exploitability_max`` (chips),
-        and ``r2`` if asked.
+        and ``r2`` if asked. For representations with sampled outputs (7-10) these score the paper's policy, the
+        leaf's most frequent sampled bet as a pure strategy (:func:`single_bet`); ``emd_mixed`` and
+        ``exploitability_mixed`` score the leaf's frequencies of sampled bets as a mixed strategy (NaN for the
+        other representations).
 
     Raises
     ------
@@ -401,6 +432,7 @@ def _one_table_row(family, columns, split, number, rep, depth, seed) -> dict:
     return {
         "number": number, "representation": rep.name, "leaves": ours.model_size[0],
         "emd": s_ours["emd"], "r2": _r2(pred, truth, per_hand), "exploitability": s_ours["exploitability"],
+        "r2_pooled": _r2(pred, truth, per_hand, "variance_weighted"),
         "emd_paper_tree": s_paper["emd"], "r2_paper_tree": _r2(raw, truth, per_hand),
         "exploitability_paper_tree": s_paper["exploitability"],
         "train_emd": float(np.mean(output_emd(train_pred, train_truth))),
@@ -432,8 +464,8 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
     Returns
     -------
     pandas.DataFrame
-        One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2``,
-        ``exploitability`` (ours, chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``,
+        One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2`` (uniform average
+        over outputs, scikit-learn's ``score``), ``r2_pooled`` (variance-weighted), ``exploitability`` (ours, chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``,
         ``train_emd``, ``emd_of_means``.
 
     Raises
@@ -494,8 +526,7 @@ def _knn_scores(family, columns, ranges, strategies, train, test, variants) -> l
             same_card = 1.0
         else:  # one row per card: the features block plus the card (number or cdf), Manhattan distance
             tr, te = rep.transform(ranges[train], strategies[train]), rep.transform(ranges[test])
-            idx = NearestNeighbors(n_neighbors=1, metric="manhattan").fit(tr.X).kneighbors(
-                te.X, return_distance=False)[:, 0]
+            idx = L1NeighborIndex(tr.X, min(8, tr.X.shape[1])).query(te.X, 1)[1][:, 0]
             pred = rep.assemble(tr.Y[idx], len(test))
             same_card = float(np.mean(tr.hand_index[idx] == te.hand_index))
         rows.append({"variant": rep.name, "features": rep.features, "outputs": "whole" if rep.per_hand is None

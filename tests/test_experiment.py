@@ -132,6 +132,31 @@ def test_tree_sweep_shapes_and_ranges(family, columns, split):
     assert row["emd"] == pytest.approx(float(np.mean(output_emd(pred, S[split.test]))), abs=1e-12)
 
 
+def test_sampled_representations_are_scored_by_their_most_frequent_bet(family, columns, split):
+    reps = {n: r for n, r in ex.numbered_representations().items() if getattr(r, "output", "") == "sampled"}
+    if not reps:
+        pytest.skip("no sampled-output representations (7-10) in rulelearn.representations")
+    sweep = ex.tree_sweep(family, columns, split, representations=reps, depths=[3, 12])
+    assert sweep[["emd_mixed", "exploitability_mixed"]].notna().all().all()
+    assert sweep[["emd", "emd_mixed"]].apply(lambda c: c.between(0, 1)).all().all()
+    # the primary score is that of the one-hot mode of the leaf's mix: recompute it for one representation
+    number, rep = next(iter(reps.items()))
+    R, S = family.ranges(columns), family.strategies(columns)
+    tree = StrategyTree(3).fit(rep.transform(R[split.train], S[split.train]).X,
+                               rep.transform(R[split.train], S[split.train]).Y)
+    mixed = rep.assemble(tree.predict(rep.transform(R[split.test]).X), len(split.test))
+    row = sweep[(sweep["number"] == number) & (sweep["depth"] == 3)].iloc[0]
+    assert row["emd"] == pytest.approx(float(np.mean(output_emd(ex.single_bet(mixed), S[split.test]))), abs=1e-12)
+    assert row["emd_mixed"] == pytest.approx(float(np.mean(output_emd(mixed, S[split.test]))), abs=1e-12)
+
+
+def test_single_bet_is_the_one_hot_mode():
+    s = np.array([[[0.2, 0.5, 0.3], [0.5, 0.5, 0.0]]])
+    out = ex.single_bet(s)
+    np.testing.assert_array_equal(out, [[[0, 1, 0], [1, 0, 0]]])
+    assert out.dtype == np.float64
+
+
 def test_depth_curve_keeps_its_columns(family, columns, split):
     curve = ex.depth_curve(family, columns, split, depths=[1, 2], representations=[Representation()])
     assert list(curve.columns) == ["representation", "depth", "rules", "emd", "exploitability"]
