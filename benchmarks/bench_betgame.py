@@ -136,7 +136,8 @@ def bench_exploitability(n_games: int, repeats: int = 5) -> dict:
 def _scale_rows(big: dict | None, dask: dict | None) -> str:
     rows = []
     if big:
-        met = "met" if big["seconds"] < 180 else "**not met**"
+        met = ("met" if big["seconds"] < 180 else
+               "**not met** in wall time on this loaded machine" if big["idle_s"] < 180 else "**not met**")
         rows.append(
             f"| database generation at scale, {big['workers']} workers ({big['games']:,} games in {big['shards']} "
             f"shards, {big['mb']:.0f} MiB; process start, verification and writing included) | "
