@@ -1,0 +1,438 @@
+"""Write a solved HUNL endgame to disk: the strategy table (Parquet and JSON), the summary and a hand-grid heatmap.
+
+Files (``write_outputs``):
+
+``strategy.parquet``
+    Long format, one row per (decision node, combo of the acting player's range, action), rows ordered by node,
+    then combo, then action. Columns: ``node`` (int32, public node id), ``history`` (public action history,
+    ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8; 0 = out of
+    position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``), ``action``
+    (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``), ``action_index``
+    (int8, the action's position at its node) and ``probability`` (float32). Text columns are dictionary
+    encoded (pandas categoricals). Every decision node is present; on a turn endgame a river node omits the
+    combos that hold its river card (they cannot be dealt there).
+``strategy.json``
+    ``{"board", "pot", "stack", "street", "players", "nodes_written", "nodes": [...]}``; each node is
+    ``{"node", "history", "street", "player", "pot", "to_call", "actions", "strategy": {combo: [p, ...]}}`` with
+    probabilities rounded to 4 decimals, actions in the order of ``"actions"``. A turn endgame has tens of
+    thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
+    (``--full-json``); the Parquet table always holds every node.
+``summary.json``
+    :meth:`hunl.solver.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot; iterations;
+    seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
+``first_decision.png``
+    The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit below,
+    pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1, one
+    colour bar); cells with no combo in the acting player's range are grey. Figure 4 of Bowling et al.,
+    *Heads-up limit hold'em poker is solved* (Science 2015) shows the same grid for preflop actions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from games.core.tree import DECISION
+from hunl.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
+
+__all__ = [
+    "SpotOutputs",
+    "save_png",
+    "first_decision_figure",
+    "strategy_frame",
+    "strategy_table",
+    "write_outputs",
+    "write_strategy_json",
+    "write_strategy_parquet",
+    "write_summary",
+]
+
+#: Rows per Parquet row group (and per batch built in memory).
+ROWS_PER_GROUP = 2_000_000
+_STREET_NAMES = ("turn", "river")
+
+
+@dataclass(frozen=True)
+class SpotOutputs:
+    """Paths of the files :func:`write_outputs` wrote (``figure`` is None with ``plot=False``)."""
+
+    directory: Path
+    parquet: Path
+    json: Path
+    summary: Path
+    figure: Path | None
+
+    def as_dict(self) -> dict:
+        """``{"directory": str, "parquet": str, ...}``."""
+        return {k: (None if v is None else str(v)) for k, v in self.__dict__.items()}
+
+
+# ---------------------------------------------------------------------- the long table
+class _Layout:
+    """Per-node row counts of the long table, vectorised over all decision nodes."""
+
+    def __init__(self, game, probs=None):
+        t = game.tree
+        self.game = game
+        self.probs = probs                                                # (N, Hm) edge-layout policy
+        self.nodes = np.flatnonzero(t.kind == DECISION)
+        self.player = t.player[self.nodes].astype(np.int64)
+        self.n_actions = t.num_children[self.nodes].astype(np.int64)
+        self.first_child = t.child_start[self.nodes].astype(np.int64)
+        self.board = t.board[self.nodes].astype(np.int64)
+        hm = game.max_hands
+        self.combos = np.zeros((2, hm), dtype=np.int64)
+        # possible[p, b, h]: hand h of player p can be dealt on board b (False on the padding h >= H_p)
+        self.possible = np.zeros((2, len(game.boards), hm), dtype=bool)
+        for p in (0, 1):
+            h = game.num_hands[p]
+            self.combos[p, :h] = game.combos[p]
+            self.possible[p, :, :h] = game.hand_possible(p)
+        live_hands = self.possible.sum(axis=2)                            # (2, B)
+        self.rows = live_hands[self.player, self.board] * self.n_actions
+        street = game.betting.street[self.nodes]
+        self.street_code = (street == 5).astype(np.int8)                  # 0 turn, 1 river
+
+    def batches(self, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
+        """Yield dicts of column arrays of whole nodes, each at most ``rows_per_batch`` rows plus one node's."""
+        sel = np.arange(self.nodes.size) if node_mask is None else np.flatnonzero(node_mask)
+        if sel.size == 0:
+            return
+        rows = self.rows[sel]
+        block = (np.cumsum(rows) - rows) // max(1, int(rows_per_batch))  # block of each node's first row
+        bounds = np.concatenate(([0], np.flatnonzero(np.diff(block)) + 1, [sel.size]))
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            yield self._columns(sel[a:b])
+
+    def _columns(self, idx: np.ndarray) -> dict:
+        """Rows of the nodes ``self.nodes[idx]``: per node, per live hand (increasing), per action."""
+        p, b, k = self.player[idx], self.board[idx], self.n_actions[idx]
+        full = self.game.max_hands * k                                    # every (hand, action), then filter
+        node_local = np.repeat(np.arange(idx.size), full)
+        r = np.arange(full.sum()) - np.repeat(np.cumsum(full) - full, full)
+        kk = k[node_local]
+        hand, action = r // kk, r % kk
+        keep = self.possible[p[node_local], b[node_local], hand]
+        node_local, hand, action = node_local[keep], hand[keep], action[keep]
+        child = self.first_child[idx][node_local] + action
+        return {
+            "node_pos": idx[node_local],
+            "combo": self.combos[p[node_local], hand],
+            "action_index": action,
+            "child": child,
+            "probability": self.probs[child, hand].astype(np.float32),
+        }
+
+
+def _dictionary(indices: np.ndarray, values):
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), pa.array(list(values), pa.string()))
+
+
+def _arrow_batches(solution, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
+    import pyarrow as pa
+
+    game = solution.game
+    t = game.tree
+    lay = _Layout(game, solution.result.policy.probs)
+    histories = [t.history[n] for n in lay.nodes]
+    action_labels = sorted({t.action[c] for n in lay.nodes for c in t.children(int(n))})
+    action_code = {a: i for i, a in enumerate(action_labels)}
+    child_action = np.full(t.n_nodes, -1, dtype=np.int32)
+    for n in lay.nodes:
+        for c in t.children(int(n)):
+            child_action[c] = action_code[t.action[c]]
+    for cols in lay.batches(node_mask, rows_per_batch):
+        pos = cols["node_pos"]
+        yield pa.record_batch({
+            "node": pa.array(lay.nodes[pos].astype(np.int32)),
+            "history": _dictionary(pos, histories),
+            "street": _dictionary(lay.street_code[pos], _STREET_NAMES),
+            "player": pa.array(lay.player[pos].astype(np.int8)),
+            "combo": _dictionary(cols["combo"], COMBO_LABELS),
+            "hand_class": _dictionary(HAND_CLASS[cols["combo"]], HAND_CLASS_LABELS),
+            "action": _dictionary(child_action[cols["child"]], action_labels),
+            "action_index": pa.array(cols["action_index"].astype(np.int8)),
+            "probability": pa.array(cols["probability"]),
+        })
+
+
+def strategy_table(solution, nodes=None):
+    """The strategy as one long :class:`pyarrow.Table` (see the module docstring for the columns).
+
+    Parameters
+    ----------
+    solution : hunl.solver.EndgameSolution
+    nodes : array_like of int, optional
+        Decision node ids to include (default: all).
+
+    Returns
+    -------
+    pyarrow.Table
+        ``sum over decision nodes of (live combos of the acting player) x (actions)`` rows.
+
+    Raises
+    ------
+    ValueError
+        If ``nodes`` holds an id that is not a decision node.
+    """
+    import pyarrow as pa
+
+    mask = _node_mask(solution.game, nodes)
+    batches = list(_arrow_batches(solution, mask))
+    if not batches:
+        raise ValueError("no decision node selected")
+    return pa.Table.from_batches(batches)
+
+
+def strategy_frame(solution, nodes=None):
+    """:func:`strategy_table` as a :class:`pandas.DataFrame` (text columns categorical)."""
+    return strategy_table(solution, nodes).to_pandas()
+
+
+def _node_mask(game, nodes):
+    if nodes is None:
+        return None
+    t = game.tree
+    dec = np.flatnonzero(t.kind == DECISION)
+    ids = np.asarray(nodes, dtype=np.int64).ravel()
+    bad = ids[~np.isin(ids, dec)]
+    if bad.size:
+        raise ValueError(f"nodes: {int(bad[0])} is not a decision node")
+    return np.isin(dec, ids)
+
+
+def write_strategy_parquet(solution, path, rows_per_group: int = ROWS_PER_GROUP) -> Path:
+    """Write :func:`strategy_table` to a Parquet file, a row group at a time (bounded memory on turn endgames).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    writer = None
+    try:
+        for batch in _arrow_batches(solution, None, rows_per_group):
+            if writer is None:
+                writer = pq.ParquetWriter(path, batch.schema, compression="zstd")
+            writer.write_batch(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    return path
+
+
+# ---------------------------------------------------------------------- JSON
+def _node_json(game, lay: _Layout, i: int, probs: np.ndarray) -> dict:
+    t, bet = game.tree, game.betting
+    n = int(lay.nodes[i])
+    p = int(lay.player[i])
+    kids = t.children(n)
+    h = game.num_hands[p]
+    live = lay.possible[p, lay.board[i], :h]
+    block = np.round(probs[kids.start:kids.stop, :h].T[live], 4)          # (live hands, actions)
+    labels = [COMBO_LABELS[k] for k in game.combos[p][live]]
+    return {
+        "node": n,
+        "history": t.history[n],
+        "street": _STREET_NAMES[int(lay.street_code[i])],
+        "player": p,
+        "pot": float(bet.pot[n]),
+        "to_call": float(bet.to_call[n]),
+        "actions": [t.action[c] for c in kids],
+        "strategy": dict(zip(labels, block.tolist())),
+    }
+
+
+def write_strategy_json(solution, path, full: bool = False) -> Path:
+    """Write the per-node strategy as JSON (streamed node by node).
+
+    Parameters
+    ----------
+    solution : hunl.solver.EndgameSolution
+    path : path-like
+    full : bool, default False
+        On a turn endgame, also write the river nodes (tens of thousands of nodes, hundreds of MB). River
+        endgames are always written in full.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    game = solution.game
+    lay = _Layout(game)
+    turn_only = game.config.street == "turn" and not full
+    sel = np.flatnonzero(lay.street_code == 0) if turn_only else np.arange(lay.nodes.size)
+    probs = solution.result.policy.probs
+    head = {
+        "board": format_cards(game.board),
+        "street": game.config.street,
+        "pot": game.pot,
+        "stack": game.config.stack,
+        "players": ["oop", "ip"],
+        "nodes_written": "turn street only (use --full-json for every node)" if turn_only else "all",
+        "probabilities": "per combo, in the order of 'actions', rounded to 4 decimals",
+    }
+    path = Path(path)
+    with open(path, "w") as fh:
+        fh.write(json.dumps(head)[:-1] + ', "nodes": [\n')
+        for j, i in enumerate(sel):
+            fh.write((",\n" if j else "") + json.dumps(_node_json(game, lay, int(i), probs)))
+        fh.write("\n]}\n")
+    return path
+
+
+def write_summary(solution, path, spot=None) -> Path:
+    """Write :meth:`EndgameSolution.summary` (plus ``spot.to_dict()`` under ``"spot"``) as JSON."""
+    out = solution.summary()
+    if spot is not None:
+        out["spot"] = spot.to_dict()
+    path = Path(path)
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------------- the heatmap
+def first_decision_figure(solution, title: str | None = None, ncols: int | None = None):
+    """The root decision on the 13x13 hand grid, one panel per action (see the module docstring).
+
+    Parameters
+    ----------
+    solution : hunl.solver.EndgameSolution
+    title : str, optional
+        Figure title (default: street, board, pot, stack, algorithm, iterations and exploitability).
+    ncols : int, optional
+        Panels per row (default: 2 for 4 actions, else up to 3).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Grid values: ``grid_average(node_strategy(root), weights=acting player's range)``, shape (13, 13, A).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
+
+    game = solution.game
+    t = game.tree
+    root = 0
+    player = int(t.player[root])
+    actions = [t.action[c] for c in t.children(root)]
+    strat = solution.node_strategy(root)                                  # (1326, A), NaN off the range
+    weights = game.weights[player]
+    grid = grid_average(np.nan_to_num(strat), weights)                   # (13, 13, A)
+    live = weights > 0
+    overall = (weights[live] @ strat[live]) / weights[live].sum()         # (A,)
+    n = len(actions)
+    ncols = ncols or (2 if n == 4 else min(n, 3))
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols + 0.9, 4.5 * nrows + 0.9), squeeze=False)
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("#d9d9d9")
+    norm = Normalize(0.0, 1.0)
+    labels = np.array(HAND_CLASS_LABELS).reshape(13, 13)
+    image = None
+    for a, ax in enumerate(axes.ravel()):
+        if a >= n:
+            ax.set_axis_off()
+            continue
+        values = grid[:, :, a]
+        image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm)
+        for (r, c), v in np.ndenumerate(values):
+            dark = np.isfinite(v) and v < 0.6
+            ax.text(c, r - 0.12, labels[r, c], ha="center", va="center", fontsize=6.2,
+                    color="white" if dark else "black")
+            if np.isfinite(v):
+                ax.text(c, r + 0.27, f"{100 * v:.0f}", ha="center", va="center", fontsize=4.8,
+                        color="white" if dark else "black")
+        ticks = list(range(13))
+        rank_labels = list(RANKS[::-1])
+        ax.set_xticks(ticks, rank_labels, fontsize=7)
+        ax.set_yticks(ticks, rank_labels, fontsize=7)
+        ax.tick_params(length=0, labeltop=True, labelbottom=False)
+        ax.set_xticks(np.arange(-0.5, 13), minor=True)
+        ax.set_yticks(np.arange(-0.5, 13), minor=True)
+        ax.grid(which="minor", color="white", linewidth=0.6)
+        ax.tick_params(which="minor", length=0)
+        ax.set_title(f"{actions[a]}  ({100 * overall[a]:.0f}% of the range)", fontsize=10)
+    if title is None:
+        who = "out-of-position player (first to act)" if player == 0 else "in-position player"
+        title = (f"{game.config.street.capitalize()} {format_cards(game.board)}, pot {game.pot:g}, "
+                 f"stack {game.config.stack:g}: first decision of the {who}\n"
+                 f"{solution.algorithm.upper()}, {solution.iterations} iterations, exploitability "
+                 f"{solution.exploitability_pct_pot:.3g}% of the pot ({solution.exploitability_mbb:.4g} mbb/g)")
+    fig.suptitle(title, fontsize=11)
+    fig.text(0.5, 0.01, "cell: action frequency (%) averaged over the combos of the range, weighted by the range; "
+             "suited above the diagonal, offsuit below; grey: not in the range", ha="center", fontsize=7.5)
+    fig.tight_layout(rect=(0, 0.025, 0.92, 0.97), h_pad=1.5)
+    cax = fig.add_axes((0.93, 0.2, 0.018, 0.6))
+    fig.colorbar(image, cax=cax, label="action frequency")
+    return fig
+
+
+def save_png(fig, path, dpi: int = 110, colors: int = 256) -> Path:
+    """Save a figure as a palette PNG (``colors`` colours, adaptive palette): about a third of the size of
+    matplotlib's RGBA output, with no visible loss on heatmaps and text.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    buf.seek(0)
+    with Image.open(buf) as im:
+        pal = im.convert("RGB").quantize(colors=int(colors), method=Image.Quantize.MEDIANCUT)
+        path = Path(path)
+        pal.save(path, format="PNG", optimize=True)
+    return path
+
+
+# ---------------------------------------------------------------------- all files
+def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: bool = True,
+                  dpi: int = 110) -> SpotOutputs:
+    """Write ``strategy.parquet``, ``strategy.json``, ``summary.json`` and ``first_decision.png``.
+
+    Parameters
+    ----------
+    solution : hunl.solver.EndgameSolution
+    out_dir : path-like
+        Created if missing; files in it are overwritten.
+    spot : hunl.spot.Spot, optional
+        Its description goes into ``summary.json``.
+    full_json : bool, default False
+        See :func:`write_strategy_json`.
+    plot : bool, default True
+        Draw ``first_decision.png``.
+    dpi : int, default 110
+
+    Returns
+    -------
+    SpotOutputs
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    parquet = write_strategy_parquet(solution, out / "strategy.parquet")
+    js = write_strategy_json(solution, out / "strategy.json", full=full_json)
+    summary = write_summary(solution, out / "summary.json", spot=spot)
+    figure = None
+    if plot:
+        import matplotlib.pyplot as plt
+
+        fig = first_decision_figure(solution)
+        figure = save_png(fig, out / "first_decision.png", dpi=dpi)
+        plt.close(fig)
+    return SpotOutputs(directory=out, parquet=parquet, json=js, summary=summary, figure=figure)
