@@ -18,8 +18,8 @@ single ``x`` (minimax theorem: the objective is bilinear on a product of polytop
     subject to  z[i] - sum_{g, j, b > 0} w_g gain_g[j, b](e_{i,b}) q[g, j, b] <= c[i, b]   for every (i, b)
                 0 <= q <= 1,  z free
 
-with ``c[i, b] = sum_g w_g gain_g[j, check](e_{i, b})`` summed over ``j`` on the check column and 0 elsewhere
-(``e_{i,b}`` the unit strategy). It has only ``n * n_bets`` rows (310 for the paper's game) and ``G n (B - 1)``
+with ``c[i, check] = sum_g w_g 2 ante sum_{j > i} p_g[i, j]`` (player 2 always "calls" a check; ``w`` scaled
+to mean 1) and ``c[i, b] = 0`` for the bets, and ``e_{i,b}`` the unit strategy. It has only ``n * n_bets`` rows (310 for the paper's game) and ``G n (B - 1)``
 bounded columns, so the simplex basis stays 310 x 310 however many games the group holds. Player 1's optimal
 ``x[i, b]`` is the dual value of row ``(i, b)``; ``z[i]`` is card ``i``'s share of the mean payoff.
 
