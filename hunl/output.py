@@ -1,34 +1,35 @@
-"""Write a solved HUNL endgame to disk: the strategy table (Parquet and JSON), the summary and a hand-grid heatmap.
+"""Write a solved HUNL endgame to disk: strategy tables (Parquet and JSON), the summary, a hand-grid heatmap.
 
 Files (``write_outputs``):
 
 ``strategy.parquet``
-    Long format, one row per (decision node, combo of the acting player's range, action), rows ordered by node,
-    then combo, then action. Columns: ``node`` (int32, public node id), ``history`` (public action history,
-    ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8; 0 = out of
-    position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``), ``action``
-    (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``), ``action_index``
-    (int8, the action's position at its node) and ``probability`` (float32). Text columns are dictionary
-    encoded (pandas categoricals). Every decision node is present; on a turn endgame a river node omits the
-    combos that hold its river card (they cannot be dealt there).
+    Long format, one row per (decision node, combo of the acting player's range, action), rows ordered by
+    node, then combo, then action. Columns: ``node`` (int32, public node id), ``history`` (public action
+    history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8;
+    0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
+    ``action`` (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``),
+    ``action_index`` (int8, the action's position at its node) and ``probability`` (float32). Text columns are
+    dictionary encoded (pandas categoricals). Every decision node is present; on a turn endgame a river node
+    omits the combos that hold its river card (they cannot be dealt there).
 ``strategy.json``
     ``{"board", "pot", "stack", "street", "players", "nodes_written", "nodes": [...]}``; each node is
-    ``{"node", "history", "street", "player", "pot", "to_call", "actions", "strategy": {combo: [p, ...]}}`` with
-    probabilities rounded to 4 decimals, actions in the order of ``"actions"``. A turn endgame has tens of
-    thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
+    ``{"node", "history", "street", "player", "pot", "to_call", "actions", "strategy": {combo: [p, ...]}}``
+    with probabilities rounded to 4 decimals, actions in the order of ``"actions"``. A turn endgame has tens
+    of thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
-    :meth:`hunl.solver.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot; iterations;
-    seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
+    :meth:`hunl.solver.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
+    iterations; seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
 ``first_decision.png``
-    The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit below,
-    pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1, one
-    colour bar); cells with no combo in the acting player's range are grey. Figure 4 of Bowling et al.,
+    The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit
+    below, pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1,
+    one colour bar); cells with no combo in the acting player's range are grey. Figure 4 of Bowling et al.,
     *Heads-up limit hold'em poker is solved* (Science 2015) shows the same grid for preflop actions.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,8 +41,8 @@ from hunl.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, forma
 
 __all__ = [
     "SpotOutputs",
-    "save_png",
     "first_decision_figure",
+    "save_png",
     "strategy_frame",
     "strategy_table",
     "write_outputs",
@@ -97,14 +98,14 @@ class _Layout:
         self.street_code = (street == 5).astype(np.int8)                  # 0 turn, 1 river
 
     def batches(self, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
-        """Yield dicts of column arrays of whole nodes, each at most ``rows_per_batch`` rows plus one node's."""
+        """Yield column arrays of whole nodes, each batch at most ``rows_per_batch`` rows plus one node's."""
         sel = np.arange(self.nodes.size) if node_mask is None else np.flatnonzero(node_mask)
         if sel.size == 0:
             return
         rows = self.rows[sel]
         block = (np.cumsum(rows) - rows) // max(1, int(rows_per_batch))  # block of each node's first row
         bounds = np.concatenate(([0], np.flatnonzero(np.diff(block)) + 1, [sel.size]))
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             yield self._columns(sel[a:b])
 
     def _columns(self, idx: np.ndarray) -> dict:
@@ -130,7 +131,8 @@ class _Layout:
 def _dictionary(indices: np.ndarray, values):
     import pyarrow as pa
 
-    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), pa.array(list(values), pa.string()))
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)),
+                                          pa.array(list(values), pa.string()))
 
 
 def _arrow_batches(solution, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
@@ -207,7 +209,7 @@ def _node_mask(game, nodes):
 
 
 def write_strategy_parquet(solution, path, rows_per_group: int = ROWS_PER_GROUP) -> Path:
-    """Write :func:`strategy_table` to a Parquet file, a row group at a time (bounded memory on turn endgames).
+    """Write :func:`strategy_table` to Parquet, a row group at a time (bounded memory on turn endgames).
 
     Returns
     -------
@@ -336,8 +338,7 @@ def first_decision_figure(solution, title: str | None = None, ncols: int | None 
     ncols = ncols or (2 if n == 4 else min(n, 3))
     nrows = -(-n // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols + 0.9, 4.5 * nrows + 0.9), squeeze=False)
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("#d9d9d9")
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#d9d9d9")
     norm = Normalize(0.0, 1.0)
     labels = np.array(HAND_CLASS_LABELS).reshape(13, 13)
     image = None
@@ -369,10 +370,12 @@ def first_decision_figure(solution, title: str | None = None, ncols: int | None 
         title = (f"{game.config.street.capitalize()} {format_cards(game.board)}, pot {game.pot:g}, "
                  f"stack {game.config.stack:g}: first decision of the {who}\n"
                  f"{solution.algorithm.upper()}, {solution.iterations} iterations, exploitability "
-                 f"{solution.exploitability_pct_pot:.3g}% of the pot ({solution.exploitability_mbb:.4g} mbb/g)")
+                 f"{solution.exploitability_pct_pot:.3g}% of the pot "
+                 f"({solution.exploitability_mbb:.4g} mbb/g)")
     fig.suptitle(title, fontsize=11)
-    fig.text(0.5, 0.01, "cell: action frequency (%) averaged over the combos of the range, weighted by the range; "
-             "suited above the diagonal, offsuit below; grey: not in the range", ha="center", fontsize=7.5)
+    fig.text(0.5, 0.01, "cell: action frequency (%) averaged over the combos of the range, weighted by the "
+             "range; suited above the diagonal, offsuit below; grey: not in the range",
+             ha="center", fontsize=7.5)
     fig.tight_layout(rect=(0, 0.025, 0.92, 0.97), h_pad=1.5)
     cax = fig.add_axes((0.93, 0.2, 0.018, 0.6))
     fig.colorbar(image, cax=cax, label="action frequency")

@@ -10,9 +10,9 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     name = "river_small"            # optional; default: the file name without suffix ([A-Za-z0-9_.-])
     description = "..."             # optional free text
     board = "Ks7d2c9h4s"            # 4 cards (turn endgame) or 5 (river endgame), no card repeated
-    pot = 1000                      # chips in the pot at the start of the endgame, > 0 (half from each player)
+    pot = 1000                      # chips in the pot when the endgame starts, > 0 (half from each player)
     stack = 4500                    # effective stack behind, chips, >= 0 ...
-    # starting_stack = 5000         # ... OR the stack at the start of the hand: behind = starting_stack - pot/2
+    # starting_stack = 5000         # ... OR the stack when the hand started: behind = starting_stack - pot/2
     big_blind = 100                 # optional, chips (default 100): units of bb/hand and mbb/g
 
     [ranges]                        # both required; oop acts first on every street
@@ -46,19 +46,19 @@ name in :data:`hunl.libratus.ENDGAMES` or a path relative to the spot file) repl
 
 Libratus endgames (Brown & Sandholm, AAAI 2019, Section 5) use the abstraction of the DDCFR repository's
 benchmark unless the spot gives bet sizes: ``{0.5 pot, 1 pot, all-in}`` for a round's first bet and
-``{1 pot, all-in}`` afterwards (:data:`hunl.tree.LIBRATUS_SIZES`) with no cap on the number of raises (every
-raising line reaches all-in within four raises in the four endgames); each reach vector is normalised to sum 1;
+``{1 pot, all-in}`` afterwards (:data:`hunl.tree.LIBRATUS_SIZES`) with no cap on the number of raises (in the
+four endgames a cap of 4 raises gives the same tree); each reach vector is normalised to sum 1;
 stacks are 20,000 chips and blinds 50/100, so the stack behind is ``20000 - pot / 2``.
 
 Validation. Keys that are not in the schema are an error naming the key (a typo must not be ignored). Every
 error is a ``ValueError`` whose message starts with the file and names the field (``ranges.oop``,
 ``bet_sizes.river.bets``): a malformed range, a board with a bad or repeated card, a non-positive pot, a
-negative stack or a ``starting_stack`` below each player's share of the pot, an empty range, a range whose every
-combo holds a board card, weights (file or list) that are positive on a combo holding a board card, two ranges
-with no compatible pair of hands, bad sizes or solver settings. Range *strings* follow the solver convention
-that a class such as ``"AA"`` means its combos that avoid the board (``"AA"`` on an ace-high board is three
-combos); the number of combos removed so is kept in :attr:`Spot.board_removed` and printed by the command line,
-so nothing is dropped silently.
+negative stack or a ``starting_stack`` below each player's share of the pot, an empty range, a range whose
+every combo holds a board card, weights (file or list) that are positive on a combo holding a board card, two
+ranges with no compatible pair of hands, bad sizes or solver settings. Range *strings* follow the solver
+convention that a class such as ``"AA"`` means its combos that avoid the board (``"AA"`` on an ace-high board
+is three combos); the number of combos removed so is kept in :attr:`Spot.board_removed` and printed by the
+command line, so nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ __all__ = [
 ALGORITHMS = ("dcfr", "cfr+")
 #: Range keys of a spot, in player order (0 = out of position, first to act; 1 = in position).
 PLAYERS = ("oop", "ip")
-#: ``raise_cap`` used when a spot has none (:attr:`Spot.raise_cap` is ``None``): larger than any raise sequence.
+#: ``raise_cap`` used when a spot has none (:attr:`Spot.raise_cap` is ``None``): above any raise sequence.
 UNCAPPED = 1_000_000
 
 _TOP_KEYS = ("name", "description", "board", "pot", "stack", "starting_stack", "big_blind", "ranges",
@@ -183,6 +183,8 @@ class Spot:
     ------
     ValueError
         If a field breaks one of the rules above.
+    TypeError
+        If ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.tree.BetSizes`.
     """
 
     name: str
@@ -191,8 +193,8 @@ class Spot:
     stack: float
     ranges: np.ndarray = field(repr=False)
     big_blind: float = 100.0
-    turn_sizes: BetSizes = BetSizes()
-    river_sizes: BetSizes = BetSizes()
+    turn_sizes: BetSizes = field(default_factory=BetSizes)
+    river_sizes: BetSizes = field(default_factory=BetSizes)
     raise_cap: int | None = 3
     allin_threshold: float = 0.0
     algorithm: str = "dcfr"
@@ -207,7 +209,8 @@ class Spot:
     def __post_init__(self):
         set_ = object.__setattr__
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
-            raise ValueError(f"name must be letters, digits, '_', '.' or '-' (a directory name), got {self.name!r}")
+            raise ValueError(f"name must be letters, digits, '_', '.' or '-' (a directory name), "
+                             f"got {self.name!r}")
         set_(self, "board", check_board(self.board, min_cards=4, max_cards=5, name="board"))
         pot = _number(self.pot, "pot")
         if pot <= 0:
@@ -223,17 +226,20 @@ class Spot:
         set_(self, "big_blind", bb)
         set_(self, "ranges", _check_ranges(self.ranges, self.board))
         for street in ("turn", "river"):
-            if not isinstance(getattr(self, f"{street}_sizes"), BetSizes):
-                raise ValueError(f"bet_sizes.{street} must be a BetSizes, got {getattr(self, f'{street}_sizes')!r}")
+            sizes = getattr(self, f"{street}_sizes")
+            if not isinstance(sizes, BetSizes):
+                raise TypeError(f"bet_sizes.{street} must be a BetSizes, got {type(sizes).__name__}")
         if self.raise_cap is not None and (not _is_int(self.raise_cap) or self.raise_cap < 0):
-            raise ValueError(f"bet_sizes.raise_cap must be an integer >= 0 (or None: no cap), got {self.raise_cap!r}")
+            raise ValueError(f"bet_sizes.raise_cap must be an integer >= 0 (or None: no cap), "
+                             f"got {self.raise_cap!r}")
         thr = _number(self.allin_threshold, "bet_sizes.allin_threshold")
         if thr < 0:
             raise ValueError(f"bet_sizes.allin_threshold must be >= 0, got {self.allin_threshold!r}")
         set_(self, "allin_threshold", thr)
         algo = self.algorithm.strip().lower() if isinstance(self.algorithm, str) else self.algorithm
         if algo not in ALGORITHMS:
-            raise ValueError(f"solver.algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+            raise ValueError(f"solver.algorithm must be one of {', '.join(ALGORITHMS)}, "
+                             f"got {self.algorithm!r}")
         set_(self, "algorithm", algo)
         if not _is_int(self.max_iterations) or self.max_iterations < 1:
             raise ValueError(f"solver.max_iterations must be an integer >= 1, got {self.max_iterations!r}")
@@ -241,7 +247,8 @@ class Spot:
         if self.target_pct_pot is not None:
             target = _number(self.target_pct_pot, "solver.target_pct_pot")
             if target < 0:
-                raise ValueError(f"solver.target_pct_pot must be a percentage >= 0, got {self.target_pct_pot!r}")
+                raise ValueError(f"solver.target_pct_pot must be a percentage >= 0, "
+                                 f"got {self.target_pct_pot!r}")
             set_(self, "target_pct_pot", target)
         if self.check_every is not None and (not _is_int(self.check_every) or self.check_every < 1):
             raise ValueError(f"solver.check_every must be an integer >= 1, got {self.check_every!r}")
@@ -336,10 +343,12 @@ def _check_ranges(ranges, board) -> np.ndarray:
         bad = conflicts & (w[p] != 0)
         if np.any(bad):
             raise ValueError(f"{name} has positive weight on {int(bad.sum())} combo(s) holding a board card "
-                             f"({_first_labels(bad)}); those hands cannot be dealt with board {format_cards(board)}")
+                             f"({_first_labels(bad)}); those hands cannot be dealt with board "
+                             f"{format_cards(board)}")
         check_range(w[p], name=name, bounded=False)
     if not float(w[0] @ unblocked_sums(w[1])) > 0:
-        raise ValueError("ranges: no hand of oop can be dealt together with a hand of ip (every pair shares a card)")
+        raise ValueError("ranges: no hand of oop can be dealt together with a hand of ip "
+                         "(every pair shares a card)")
     w.setflags(write=False)
     return w
 
@@ -358,7 +367,7 @@ def _check_keys(table, allowed, where: str) -> None:
 
 def _read_weights_file(path: Path, name: str):
     """A range file: ``.npy`` of 1,326 weights, a text file of 1,326 numbers, or a text file holding a range
-    string (lines are joined with commas, a comma at a line's end is optional; ``#`` starts a comment line)."""
+    string (lines are joined with commas, a comma at a line's end is optional; ``#`` starts a comment)."""
     if not path.is_file():
         raise ValueError(f"{name}: range file {str(path)!r} not found")
     if path.suffix.lower() == ".npy":
@@ -400,25 +409,26 @@ def _parse_range(value, board, name: str, base_dir: Path | None):
             raise ValueError(f"{name} is empty: {value!r} gives no combo a positive weight")
         live = w > 0
         if not np.any(live & ~conflicts):
-            raise ValueError(f"{name}: every combo of the range {value!r} holds a card of the board {board_txt}, "
-                             "so the range is empty")
+            raise ValueError(f"{name}: every combo of the range {value!r} holds a card of the board "
+                             f"{board_txt}, so the range is empty")
         removed = int(np.count_nonzero(live & conflicts))
         w[conflicts] = 0.0
         return w, value, removed
-    if isinstance(value, np.ndarray) or isinstance(value, (list, tuple)):
+    if isinstance(value, (np.ndarray, list, tuple)):
         arr = np.asarray(value)
         if arr.dtype.kind not in "iuf":
             raise ValueError(f"{name}: a weight list must hold 1,326 numbers (combo order of hunl.cards)")
         if arr.shape != (NUM_COMBOS,):
-            raise ValueError(f"{name}: a weight list must hold 1,326 numbers (one per combo), got shape {arr.shape}")
+            raise ValueError(f"{name}: a weight list must hold 1,326 numbers (one per combo), "
+                             f"got shape {arr.shape}")
         w = check_range(arr, name=name, bounded=False)
         bad = conflicts & (w > 0)
         if np.any(bad):
             if not np.any((w > 0) & ~conflicts):
-                raise ValueError(f"{name}: every combo with positive weight holds a card of the board {board_txt}, "
-                                 "so the range is empty")
-            raise ValueError(f"{name}: positive weight on {int(bad.sum())} combo(s) holding a card of the board "
-                             f"{board_txt} ({_first_labels(bad)}); weights must be 0 there")
+                raise ValueError(f"{name}: every combo with positive weight holds a card of the board "
+                                 f"{board_txt}, so the range is empty")
+            raise ValueError(f"{name}: positive weight on {int(bad.sum())} combo(s) holding a card of the "
+                             f"board {board_txt} ({_first_labels(bad)}); weights must be 0 there")
         return w, None, 0
     raise ValueError(f"{name} must be a range string, a list of 1,326 weights or {{file = \"path\"}}, "
                      f"got {type(value).__name__}")
@@ -468,8 +478,8 @@ def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
         first_name, first = given[0]
         for other_name, other in given[1:]:
             if other != first:
-                raise ValueError(f"{other_name} = {other!r} differs from {first_name} = {first!r}; the betting "
-                                 f"tree uses one {k} for every street")
+                raise ValueError(f"{other_name} = {other!r} differs from {first_name} = {first!r}; the "
+                                 f"betting tree uses one {k} for every street")
         chosen[k] = (first_name, first)
     cap, thr = default_cap, 0.0
     if "raise_cap" in chosen:
@@ -536,9 +546,10 @@ def spot_from_endgame(endgame: LibratusEndgame, name: str | None = None, **overr
     """
     if not isinstance(endgame, LibratusEndgame):
         raise TypeError(f"endgame must be a LibratusEndgame, got {type(endgame).__name__}")
-    fields = dict(name=name or endgame.name, board=endgame.board, pot=endgame.pot, stack=endgame.stack_remaining,
-                  ranges=endgame.normalised_reach(), big_blind=endgame.big_blind, turn_sizes=LIBRATUS_SIZES,
-                  river_sizes=LIBRATUS_SIZES, raise_cap=None,
+    fields = dict(name=name or endgame.name, board=endgame.board, pot=endgame.pot,
+                  stack=endgame.stack_remaining, ranges=endgame.normalised_reach(),
+                  big_blind=endgame.big_blind, turn_sizes=LIBRATUS_SIZES, river_sizes=LIBRATUS_SIZES,
+                  raise_cap=None,
                   source=str(endgame.path) if endgame.path is not None else endgame.name, kind="libratus")
     fields.update(overrides)
     return Spot(**fields)
@@ -593,10 +604,11 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         if "endgame" in data:
             both = [k for k in _ENDGAME_EXCLUDES if k in data]
             if both:
-                raise ValueError(f"{both[0]}: a spot with endgame = ... takes board, pot, stack and ranges from "
-                                 "the Libratus endgame; remove " + ", ".join(both))
+                raise ValueError(f"{both[0]}: a spot with endgame = ... takes board, pot, stack and ranges "
+                                 "from the Libratus endgame; remove " + ", ".join(both))
             endgame = _resolve_endgame(data["endgame"], base)
-            turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES, None)
+            turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
+                                                     None)
             return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river,
                                      raise_cap=cap, allin_threshold=thr, source=source, **solver)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
@@ -615,8 +627,8 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             raise ValueError(f"pot must be a positive number of chips, got {pot!r}")
         pot = float(pot)
         if ("stack" in data) == ("starting_stack" in data):
-            raise ValueError("stack: give exactly one of stack (chips behind at the start of the endgame) and "
-                             "starting_stack (chips at the start of the hand)")
+            raise ValueError("stack: give exactly one of stack (chips behind at the start of the endgame) "
+                             "and starting_stack (chips at the start of the hand)")
         if "stack" in data:
             stack = data["stack"]
             if not _is_number(stack) or not math.isfinite(stack):
@@ -687,8 +699,8 @@ def load_spot(path) -> Spot:
         stem = str(path).removesuffix(".txt")
         if stem in ENDGAMES:
             return spot_from_endgame(load_endgame(stem))
-        raise FileNotFoundError(f"spot file {str(path)!r} not found (give a .toml or .json spot file, a Libratus "
-                                f"endgame file, or one of {', '.join(ENDGAMES)})")
+        raise FileNotFoundError(f"spot file {str(path)!r} not found (give a .toml or .json spot file, a "
+                                f"Libratus endgame file, or one of {', '.join(ENDGAMES)})")
     if not p.is_file():
         raise ValueError(f"{p}: not a file")
     suffix = p.suffix.lower()
@@ -713,6 +725,6 @@ def load_spot(path) -> Spot:
             raise ValueError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
         return spot_from_endgame(endgame, name=p.stem if _NAME_RE.match(p.stem) else None)
     else:
-        raise ValueError(f"{p}: unknown spot format; expected a .toml or .json spot file or a Libratus endgame "
-                         "file (first field -round)")
+        raise ValueError(f"{p}: unknown spot format; expected a .toml or .json spot file or a Libratus "
+                         "endgame file (first field -round)")
     return parse_spot(data, source=str(p), base_dir=p.parent, default_name=p.stem)

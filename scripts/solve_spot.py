@@ -7,11 +7,12 @@ Usage::
                                  [--check-every K] [--raise-cap R] [--dtype {float32,float64}] [--out DIR]
                                  [--full-json] [--no-plot] [--json] [--quiet]
 
-SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.spot`, ``examples/spots/README.md``), a Libratus
-endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]`` section. Writes
-``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless ``--full-json``),
-``summary.json`` and ``first_decision.png`` to ``--out`` (default ``data/spots/<spot name>/``); see
-:mod:`hunl.output`. Progress goes to stderr; ``--json`` prints exactly one JSON object on stdout.
+SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.spot`, ``examples/spots/README.md``), a
+Libratus endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]``
+section. Writes ``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless
+``--full-json``), ``summary.json`` and ``first_decision.png`` to ``--out`` (default
+``data/spots/<spot name>/``); see :mod:`hunl.output`. Progress goes to stderr; ``--json`` prints exactly one
+JSON object on stdout.
 
 Examples::
 
@@ -75,9 +76,10 @@ def main(argv=None) -> int:
 
     try:
         spot = load_spot(args.spot)
-        changes = {k: v for k, v in (("algorithm", args.algorithm), ("max_iterations", args.iterations),
-                                     ("target_pct_pot", args.target_pct_pot), ("check_every", args.check_every),
-                                     ("raise_cap", args.raise_cap)) if v is not None}
+        options = {"algorithm": args.algorithm, "max_iterations": args.iterations,
+                   "target_pct_pot": args.target_pct_pot, "check_every": args.check_every,
+                   "raise_cap": args.raise_cap}
+        changes = {k: v for k, v in options.items() if v is not None}
         spot = dataclasses.replace(spot, **changes)
         say(f"spot {spot.describe()}")
         for key, removed, text in zip(("oop", "ip"), spot.board_removed, spot.range_text):
@@ -94,8 +96,8 @@ def main(argv=None) -> int:
         ap.exit(2, f"{ap.prog}: error: {exc}\n")
     summary = solution.summary()
     if args.json:
-        out = {"spot": spot.name, "source": spot.source, **summary, "converged": bool(solution.result.converged),
-               "files": files.as_dict()}
+        out = {"spot": spot.name, "source": spot.source, **summary,
+               "converged": bool(solution.result.converged), "files": files.as_dict()}
         print(json.dumps(_finite(out)))
     else:
         print(f"{spot.name}: {summary['street']} {summary['board']}, pot {summary['pot']:g}, "
@@ -104,8 +106,8 @@ def main(argv=None) -> int:
         print(f"  {summary['algorithm']}: {summary['iterations']} iterations in {summary['seconds']:.2f} s, "
               f"peak memory {summary['peak_memory_mb']:.0f} MiB")
         print(f"  exploitability {summary['exploitability_chips']:.4g} chips = "
-              f"{summary['exploitability_pct_pot']:.4g}% of the pot = {summary['exploitability_mbb_per_game']:.4g} "
-              f"mbb/g")
+              f"{summary['exploitability_pct_pot']:.4g}% of the pot = "
+              f"{summary['exploitability_mbb_per_game']:.4g} mbb/g")
         print(f"  value to oop {summary['value_chips']:+.2f} chips")
         for key, path in files.as_dict().items():
             if key != "directory" and path is not None:
