@@ -14,7 +14,8 @@ functions:
     (AAAI-W Section 4.1, Figures 8-11);
   - :func:`kmedoids_errors` and :func:`kmedoids_paper_scale`, k-medoids with 5, 10, 15 clusters (AAAI-W
     Section 4.3, Figures 14-15);
-  - :func:`medoid_tree`, the decision tree on the cluster medoids (AAAI-W Section 4.4, Figure 16).
+  - :func:`medoid_tree`, the decision tree on the cluster medoids (AAAI-W Section 4.4, Figure 16);
+  - :func:`bet_size_tree`, the depth-4 tree on one sampled bet size (*Games*, Figure 5).
 
 Every score is the mean output EMD (Algorithm 2, in ``[0, 1]``) and player 1's exploitability (chips; the pot is
 1 chip) on held-out games. Tables are :class:`pandas.DataFrame`, one row per (learner, setting).
@@ -59,6 +60,8 @@ __all__ = [
     "kmedoids_errors",
     "kmedoids_paper_scale",
     "MedoidTreeResult",
+    "BetSizeTree",
+    "bet_size_tree",
     "medoid_tree",
 ]
 
@@ -482,6 +485,78 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
         reps = {n: r for n, r in numbered_representations().items() if n <= 6}
     jobs = (delayed(_one_table_row)(family, columns, split, n, rep, int(depth), seed) for n, rep in reps.items())
     return pd.DataFrame(Parallel(n_jobs=n_jobs, prefer="threads")(jobs))
+
+
+@dataclass(frozen=True)
+class BetSizeTree:
+    """The paper's Figure 5 tree: a regression tree on one sampled bet size per (game, card).
+
+    Attributes
+    ----------
+    rules : list of rulelearn.rules.Rule
+        One per leaf; ``strategy`` holds the leaf's predicted bet size in chips (a 0-d array).
+    representation : str
+    n_rows : int
+        Training rows (games times cards).
+    emd, exploitability : float
+        Test scores of the policy that bets, with every card, the grid bet nearest to its leaf's bet size.
+    root_feature : str
+    root_threshold : float
+        The first split: rows with ``root_feature <= root_threshold`` go left.
+    """
+
+    rules: list
+    representation: str
+    n_rows: int
+    emd: float
+    exploitability: float
+    root_feature: str
+    root_threshold: float
+
+
+def bet_size_tree(family: GameFamily, columns: dict, split: Split, number: int = 9, depth: int = 4,
+                  seed: int = 0) -> BetSizeTree:
+    """Fit the paper's single-bet-size tree (*Games* 8(4), Section 4, Figure 5).
+
+    :class:`~sklearn.tree.DecisionTreeRegressor` (squared error) from the features of a sampled-output
+    representation (default 9: cdfs plus the card's cdf) to the sampled bet size in chips, as the paper's
+    Figure 5 ("the output (i.e., bet size) predicted").
+
+    Parameters
+    ----------
+    family, columns, split
+    number : int, default 9
+        A representation of :func:`numbered_representations` with sampled outputs.
+    depth : int, default 4
+    seed : int, default 0
+
+    Returns
+    -------
+    BetSizeTree
+
+    Raises
+    ------
+    ValueError
+        If the representation does not sample its outputs.
+    """
+    from rulelearn.rules import extract_rules
+
+    rep = numbered_representations().get(number)
+    if rep is None or getattr(rep, "output", "strategy") != "sampled":
+        raise ValueError(f"number must name a sampled-output representation (7-10), got {number!r}")
+    ranges, strategies = family.ranges(columns), family.strategies(columns)
+    data = rep.transform(ranges[split.train], strategies[split.train], hand_labels=list(family.hand_labels),
+                         player_names=list(family.player_names))
+    sizes = np.asarray(family.action_values, dtype=np.float64)
+    tree = DecisionTreeRegressor(max_depth=int(depth), random_state=seed).fit(data.X, sizes[data.sampled_action])
+    values = tree.tree_.value[:, 0, 0]
+    rules = extract_rules(tree, values, data.feature_names, data.integer_features)
+    test = rep.transform(ranges[split.test])
+    nearest = np.abs(tree.predict(test.X)[:, None] - sizes[None, :]).argmin(axis=1)
+    pred = rep.assemble(np.eye(len(sizes))[nearest], len(split.test))
+    s = _scores(family, _subset(columns, split.test), pred, strategies[split.test])
+    return BetSizeTree(rules, rep.name, int(data.X.shape[0]), s["emd"], s["exploitability"],
+                       data.feature_names[int(tree.tree_.feature[0])], float(tree.tree_.threshold[0]))
 
 
 def _pool_subsets(n_total: int, n_games: int, repeats: int, rng: np.random.Generator) -> list[np.ndarray]:

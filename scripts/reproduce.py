@@ -56,7 +56,7 @@ def markdown_table(df: pd.DataFrame, formats: dict[str, str] | None = None) -> s
     sep = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in df.columns) + "|"
     lines = [head, sep]
     for _, row in df.iterrows():
-        cells = [format(row[c], formats[c]) if c in formats and pd.notna(row[c]) else str(row[c])
+        cells = ["" if pd.isna(row[c]) else format(row[c], formats[c]) if c in formats else str(row[c])
                  for c in df.columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -145,7 +145,7 @@ def main(argv=None) -> int:
     db = SolutionDatabase(args.db)
     report = st.run("database: generate or reuse", db.generate, family, args.games, seed=args.seed,
                     workers=args.workers, progress=False)
-    columns = st.run("database: load", db.load, n_games=args.games, columns=["probs", "strategy", "value"])
+    columns = st.run("database: load", db.load, n_games=args.games, columns=["probs", "strategy", "value", "pmf1", "pmf2"])
     n_all = len(columns["game_id"])
     print(f"{n_all} verified games ({report.n_solved} solved by this run in {report.seconds:.0f} s)")
 
@@ -156,6 +156,10 @@ def main(argv=None) -> int:
     sweep = st.run("trees: depth sweep, every representation", ex.tree_sweep, family, tree_cols, tree_split,
                    depths=depths, seed=args.seed, n_jobs=args.jobs)
     sweep.to_csv(out / "tree_sweep.csv", index=False)
+    fig5 = None
+    if 9 in ex.numbered_representations():
+        fig5 = st.run("trees: Figure 5 (bet-size tree, depth 4)", ex.bet_size_tree, family, tree_cols, tree_split,
+                      number=9, depth=4, seed=args.seed)
 
     # --- Table 1 (AAAI-W Section 4.2) ----------------------------------------------------------------------------
     table_cols = _subset(columns, args.table_games)
@@ -227,7 +231,8 @@ def main(argv=None) -> int:
         print(f"done in {total:.0f} s (doc not rewritten)")
         return 0
     values, blocks = collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_small, km_big, mt,
-                             mt_small, tree_split, table_split, split, family, describe_strategy, external)
+                             mt_small, tree_split, table_split, split, family, describe_strategy, external, fig5,
+                             columns)
     Path(args.results).write_text(json.dumps({"values": values, "stage_seconds": st.seconds, "stage_cpu_seconds": st.cpu},
                                              indent=1) + "\n")
     doc = Path(args.doc)
@@ -236,8 +241,14 @@ def main(argv=None) -> int:
     return 0
 
 
+def _condition(c) -> str:
+    lo = "" if c.lower is None else f"{c.lower:.4f} < "
+    hi = "" if c.upper is None else f" <= {c.upper:.4f}"
+    return f"{lo}{c.name}{hi}"
+
+
 def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_small, km_big, mt, mt_small,
-            tree_split, table_split, split, family, describe_strategy, external):
+            tree_split, table_split, split, family, describe_strategy, external, fig5, columns):
     """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown)."""
     v: dict[str, str] = {}
     b: dict[str, str] = {}
@@ -249,7 +260,11 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     v["full_train"], v["full_test"] = f"{len(split.train):,}", f"{len(split.test):,}"
     v["table_depth"] = str(args.table_depth)
     v["total_minutes"] = f"{total / 60:.1f}"
-    v["db_rate"] = f"{report.games_per_second:.0f}"
+    if report.n_solved:
+        v["db_note"] = (f"This run generated the database: it solved {report.n_solved:,} games in "
+                        f"{report.seconds:.0f} s ({report.games_per_second:.0f} games/s on {report.workers} workers)")
+    else:
+        v["db_note"] = "This run reused a stored database, so its first stage only checked the shards"
 
     # stage times
     rows = [{"stage": k, "wall time (s)": s, "CPU time (s)": st.cpu[k]} for k, s in st.seconds.items()]
@@ -258,15 +273,32 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     v["total_cpu_minutes"] = f"{sum(st.cpu.values()) / 60:.1f}"
     v["load_average"] = ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
+    # generating distributions (Algorithm 4) vs the deal's marginals (what the features are)
+    from rulelearn.distance import input_emd
+    from rulelearn.distributions import pmf_to_cdf
+
+    gen = np.concatenate([pmf_to_cdf(columns["pmf1"]), pmf_to_cdf(columns["pmf2"])], axis=1)
+    marg = pmf_to_cdf(family.ranges(columns)).reshape(len(gen), -1)
+    gap = input_emd(gen, marg)
+    v["gen_marginal_emd"], v["gen_marginal_emd_max"] = f"{gap.mean():.4f}", f"{gap.max():.4f}"
+    v["verified_dropped"] = f"{args.games - n_all:,}"
+
     # depth sweep
     d5 = sweep[sweep["depth"] == 5].sort_values("number")
+    cols5 = ["number", "representation", "leaves", "emd", "exploitability", "exploitability_median",
+             "exploitability_max"] + [c for c in ("emd_mixed", "exploitability_mixed") if c in d5]
     b["depth5"] = markdown_table(
-        d5[["number", "representation", "leaves", "emd", "exploitability", "exploitability_median",
-            "exploitability_max"]].rename(columns={"number": "#", "leaves": "rules (leaves)", "emd": "test EMD",
-                                                   "exploitability": "exploitability mean (chips)",
-                                                   "exploitability_median": "median",
-                                                   "exploitability_max": "max"}),
-        {"test EMD": ".4f", "exploitability mean (chips)": ".4f", "median": ".4f", "max": ".4f"})
+        d5[cols5].rename(columns={"number": "#", "leaves": "rules (leaves)", "emd": "test EMD",
+                                  "exploitability": "exploitability mean (chips)", "exploitability_median": "median",
+                                  "exploitability_max": "max", "emd_mixed": "EMD, leaf mix",
+                                  "exploitability_mixed": "expl., leaf mix"}),
+        {"test EMD": ".4f", "exploitability mean (chips)": ".4f", "median": ".4f", "max": ".4f",
+         "EMD, leaf mix": ".4f", "expl., leaf mix": ".4f"})
+    if "exploitability_mixed" in d5:
+        mix = d5["exploitability_mixed"].dropna()
+        v["d5_mixed_expl"] = f"{mix.min():.3f}-{mix.max():.3f}" if len(mix) else "n/a"
+    single = d5[d5["number"] >= 7]["exploitability"]
+    v["d5_single_expl"] = f"{single.min():.3f}-{single.max():.3f}" if len(single) else "n/a"
     v["d5_expl_min"], v["d5_expl_max"] = f3(d5["exploitability"].min()), f3(d5["exploitability"].max())
     whole5 = d5[d5["number"].isin([1, 2])]
     card5 = d5[d5["number"].isin([3, 4, 5, 6])]
@@ -299,18 +331,41 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     v["best_expl_rep"] = f"{int(best_ex['number'])} ({best_ex['representation']})"
     v["best_expl_depth"] = str(int(best_ex["depth"]))
 
+    pairs = sweep[sweep["number"].isin([1, 3, 5, 7, 9])].set_index(["number", "depth"])["emd"]
+    other = sweep.set_index(["number", "depth"])["emd"]
+    wins = [pairs.loc[(n, d)] < other.loc[(n + 1, d)] for n, d in pairs.index if (n + 1, d) in other.index]
+    v["tree_cdf_beats_pdf"] = f"{np.mean(wins):.0%}"
+    v["tree_cdf_beats_pdf_n"] = str(len(wins))
+
+    # Figure 5
+    if fig5 is not None:
+        v["f5_root"] = f"{fig5.root_feature} <= {fig5.root_threshold:.4f}"
+        v["f5_emd"], v["f5_expl"] = f4(fig5.emd), f4(fig5.exploitability)
+        v["f5_rows"] = f"{fig5.n_rows:,}"
+        sizes = [float(r.strategy) for r in fig5.rules]
+        v["f5_min_bet"], v["f5_max_bet"] = f"{min(sizes):.4f}", f"{max(sizes):.4f}"
+        lo = fig5.rules[int(np.argmin(sizes))]
+        hi = fig5.rules[int(np.argmax(sizes))]
+        v["f5_min_rule"] = " and ".join(_condition(c) for c in lo.conditions)
+        v["f5_max_rule"] = " and ".join(_condition(c) for c in hi.conditions)
+        v["f5_min_share"] = f"{lo.coverage:.0%}"
+        b["figure5"] = "\n".join(f"- if {' and '.join(_condition(c) for c in r.conditions)}: bet "
+                                 f"{float(r.strategy):.4f} ({r.coverage:.1%} of training rows)"
+                                 for r in fig5.rules) + "\n"
+
     # Table 1
     t1 = table1.copy()
     b["table1"] = markdown_table(
-        t1[["number", "representation", "leaves", "emd", "r2", "exploitability", "emd_paper_tree", "r2_paper_tree",
-            "exploitability_paper_tree", "train_emd", "emd_of_means"]].rename(columns={
-                "number": "#", "leaves": "leaves", "emd": "test EMD", "r2": "R^2", "exploitability": "expl.",
+        t1[["number", "representation", "leaves", "emd", "r2", "r2_pooled", "exploitability", "emd_paper_tree",
+            "r2_paper_tree", "exploitability_paper_tree", "train_emd", "emd_of_means"]].rename(columns={
+                "number": "#", "leaves": "leaves", "emd": "test EMD", "r2": "R^2", "r2_pooled": "R^2 pooled",
+                "exploitability": "expl.",
                 "emd_paper_tree": "test EMD (paper tree)", "r2_paper_tree": "R^2 (paper tree)",
                 "exploitability_paper_tree": "expl. (paper tree)", "train_emd": "train EMD",
                 "emd_of_means": "EMD of means"}),
-        {"test EMD": ".4f", "R^2": ".3f", "expl.": ".4f", "test EMD (paper tree)": ".4f", "R^2 (paper tree)": ".3f",
+        {"test EMD": ".4f", "R^2": ".3f", "R^2 pooled": ".3f", "expl.": ".4f", "test EMD (paper tree)": ".4f", "R^2 (paper tree)": ".3f",
          "expl. (paper tree)": ".4f", "train EMD": ".4f", "EMD of means": ".5f"})
-    for col in ("emd", "r2", "emd_paper_tree", "r2_paper_tree", "train_emd", "emd_of_means"):
+    for col in ("emd", "r2", "r2_pooled", "emd_paper_tree", "r2_paper_tree", "train_emd", "emd_of_means"):
         v[f"t1_{col}_min"] = f"{t1[col].min():.4f}"
         v[f"t1_{col}_max"] = f"{t1[col].max():.4f}"
     v["t1_best"] = t1.loc[t1["emd"].idxmin(), "representation"]
@@ -333,6 +388,10 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     per_repeat = knn.groupby(["variant", "repeat"])["emd"].apply(
         lambda s: int(np.sum(np.diff(s.to_numpy()) > 0)))
     v["knn_cdf_nonmonotone"] = f"{per_repeat.loc['cdf'].mean():.1f}"
+    paired = knn.pivot_table(index=["repeat", "train_fraction"], columns="variant", values="emd")
+    v["knn_pdf_beats_cdf"] = f"{(paired['pdf'] < paired['cdf']).mean():.0%}"
+    v["knn_card_cdf_worse"] = f"{(paired['cdf-card-cdf'] > paired['cdf']).mean():.0%}"
+    v["knn_n_pairs"] = str(len(paired))
     kb = knn_big.copy()
     b["knn_learning"] = markdown_table(
         kb.pivot(index="n_train", columns="variant", values=["emd", "exploitability"]).pipe(
@@ -356,6 +415,7 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
                      "expl., full": float(full["exploitability"].iloc[0]) if len(full) else np.nan})
     b["kmedoids"] = markdown_table(pd.DataFrame(rows), {"EMD, 1,000 games (mean)": ".4f", "expl., 1,000 games": ".4f",
                                                       "EMD, full": ".4f", "expl., full": ".4f"})
+    v["km_repeats"] = str(km_small["repeat"].nunique())
     worst10 = km_small.pivot_table(index=["features", "repeat"], columns="k", values="emd")
     v["km_10_worst_share"] = f"{(worst10.idxmax(axis=1) == 10).mean():.0%}"
     v["km_n_runs"] = str(len(worst10))

@@ -250,6 +250,19 @@ def test_medoid_tree_separates_the_medoids(family, columns, split):
     assert 0 < res.emd < 1 and res.exploitability >= 0 and 1 <= len(res.split_features) <= 3
 
 
+def test_bet_size_tree_predicts_bet_sizes(family, columns, split):
+    if 9 not in ex.numbered_representations():
+        pytest.skip("no representation 9 (sampled outputs) in rulelearn.representations")
+    res = ex.bet_size_tree(family, columns, split, number=9, depth=3)
+    sizes = np.array([float(r.strategy) for r in res.rules])
+    assert 1 <= len(res.rules) <= 8 and np.all((sizes >= 0) & (sizes <= 3))
+    assert sum(r.n_samples for r in res.rules) == res.n_rows == 10 * len(split.train)
+    assert res.root_feature in [c.name for r in res.rules for c in r.conditions]
+    assert 0 < res.emd < 1 and res.exploitability >= 0
+    with pytest.raises(ValueError, match="sampled"):
+        ex.bet_size_tree(family, columns, split, number=1)
+
+
 # ------------------------------------------------------------------------------------------------ script and plots
 
 def test_render_replaces_markers_and_refuses_stale_keys():
