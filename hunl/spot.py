@@ -129,6 +129,12 @@ def _number(v, name: str) -> float:
     return float(v)
 
 
+def _safe_name(stem: str) -> str:
+    """A file stem made into a spot name: characters outside ``[A-Za-z0-9_.-]`` become ``_``."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", stem)
+    return name if _NAME_RE.match(name) else f"spot_{name}"
+
+
 def _first_labels(mask: np.ndarray, limit: int = 4) -> str:
     idx = np.flatnonzero(mask)
     shown = ", ".join(COMBO_LABELS[k] for k in idx[:limit])
@@ -582,7 +588,8 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
     base_dir : path-like, optional
         Directory that range files and ``endgame`` paths are relative to.
     default_name : str
-        The spot's name when ``data`` has no ``name``.
+        The spot's name when ``data`` has no ``name`` (:func:`load_spot` passes the file name without suffix,
+        with characters outside ``[A-Za-z0-9_.-]`` replaced by ``_``).
 
     Returns
     -------
@@ -723,8 +730,8 @@ def load_spot(path) -> Spot:
         except ValueError as exc:
             msg = str(exc)
             raise ValueError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
-        return spot_from_endgame(endgame, name=p.stem if _NAME_RE.match(p.stem) else None)
+        return spot_from_endgame(endgame, name=_safe_name(p.stem))
     else:
         raise ValueError(f"{p}: unknown spot format; expected a .toml or .json spot file or a Libratus "
                          "endgame file (first field -round)")
-    return parse_spot(data, source=str(p), base_dir=p.parent, default_name=p.stem)
+    return parse_spot(data, source=str(p), base_dir=p.parent, default_name=_safe_name(p.stem))

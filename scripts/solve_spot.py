@@ -30,6 +30,10 @@ import sys
 from pathlib import Path
 
 
+_OPTION_OF_FIELD = {"solver.max_iterations": "--iterations", "solver.target_pct_pot": "--target-pct-pot",
+                    "solver.check_every": "--check-every", "bet_sizes.raise_cap": "--raise-cap"}
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="solve_spot.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("spot", help="spot file (.toml, .json), Libratus endgame file, or subgame1..subgame4")
@@ -80,7 +84,13 @@ def main(argv=None) -> int:
                    "target_pct_pot": args.target_pct_pot, "check_every": args.check_every,
                    "raise_cap": args.raise_cap}
         changes = {k: v for k, v in options.items() if v is not None}
-        spot = dataclasses.replace(spot, **changes)
+        try:
+            spot = dataclasses.replace(spot, **changes)
+        except ValueError as exc:                 # name the option, not the spot field it overrides
+            msg = str(exc)
+            for field, option in _OPTION_OF_FIELD.items():
+                msg = msg.replace(field, option)
+            raise ValueError(msg) from None
         say(f"spot {spot.describe()}")
         for key, removed, text in zip(("oop", "ip"), spot.board_removed, spot.range_text):
             if removed:

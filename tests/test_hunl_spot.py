@@ -230,6 +230,13 @@ def test_libratus_file_detected_by_content(tmp_path):
     spot = load_spot(copy)
     assert spot.kind == "libratus" and spot.name == "endgame_copy" and spot.board_text == "JsKs5cQs7d"
     assert load_spot(src).name == "subgame4"
+    odd = tmp_path / "my endgame (copy).txt"
+    shutil.copy(src, odd)
+    assert load_spot(odd).name == "my_endgame__copy_"
+    (tmp_path / "+river spot.json").write_text(json.dumps(DATA | {"name": "x"}))
+    assert load_spot(tmp_path / "+river spot.json").name == "x"
+    (tmp_path / "+river spot.json").write_text(json.dumps({k: v for k, v in DATA.items() if k != "name"}))
+    assert load_spot(tmp_path / "+river spot.json").name == "spot__river_spot"
 
 
 def test_spot_file_with_endgame_and_own_sizes(tmp_path):

@@ -134,6 +134,19 @@ def test_cli_errors_exit_2_with_the_field(tmp_path, capsys, changes, message):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--iterations", "0"], "--iterations must be an integer >= 1"),
+    (["--raise-cap", "-1"], "--raise-cap must be an integer >= 0"),
+    (["--target-pct-pot", "-0.5"], "--target-pct-pot must be a percentage >= 0"),
+    (["--check-every", "0"], "--check-every must be an integer >= 1"),
+])
+def test_cli_bad_option_values(tmp_path, capsys, option, message):
+    spot = _spot_file(tmp_path, RIVER)
+    with pytest.raises(SystemExit) as info:
+        _cli().main([str(spot), "--quiet", *option])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_cli_missing_file_and_bad_option(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         _cli().main([str(tmp_path / "nope.toml")])
