@@ -30,13 +30,12 @@ import pandas as pd
 from sklearn.metrics import r2_score
 from sklearn.tree import DecisionTreeRegressor
 
-from rulelearn import representations as _representations
 from rulelearn.distance import output_emd
 from rulelearn.family import GameFamily
 from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors, StrategyTree
 from rulelearn.learners._l1 import L1NeighborIndex
 from rulelearn.pipeline import StrategyModel
-from rulelearn.representations import PAPER_REPRESENTATIONS, Representation
+from rulelearn.representations import PAPER_REPRESENTATIONS, REPRESENTATIONS, Representation
 from rulelearn.scoring import PolicyScore, score_policy
 
 __all__ = [
@@ -202,21 +201,17 @@ def format_scores(scores: list[PolicyScore]) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 def numbered_representations() -> dict[int, Representation]:
-    """The papers' representations numbered as in *Games* 8(4), Section 4.
+    """The ten representations of *Games* 8(4), Section 4, by the paper's numbers (a copy of
+    :data:`rulelearn.representations.REPRESENTATIONS`).
 
-    1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf, and,
-    when :mod:`rulelearn.representations` provides them (``REPRESENTATIONS``), 7-10: 3-6 with one sampled bet
-    size as the output.
+    1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf, and
+    7-10: 3-6 with one bet size sampled from the strategy as the output.
 
     Returns
     -------
     dict of int to Representation
     """
-    registry = getattr(_representations, "REPRESENTATIONS", None)
-    if registry:
-        return dict(sorted(registry.items()))
-    return {1: Representation("cdf", None), 2: Representation("pdf", None), 3: Representation("cdf", "index"),
-            4: Representation("pdf", "index"), 5: Representation("cdf", "cdf"), 6: Representation("pdf", "cdf")}
+    return dict(sorted(REPRESENTATIONS.items()))
 
 
 def _check_depths(depths) -> list[int]:
@@ -331,7 +326,7 @@ def _one_sweep(family, columns, split, number, rep, depths, max_depth, seed, r2)
     model = _model(family, StrategyTree(max_depth, random_state=seed), rep)
     model.fit(ranges[split.train], strategies[split.train])
     X = rep.transform(ranges[split.test]).X
-    sampled = getattr(rep, "output", "strategy") == "sampled"
+    sampled = rep.output == "sampled"
     rows = []
     for sl in predict_by_depth(model.learner_, X, depths):
         mixed = rep.assemble(sl.rows, len(split.test))
@@ -542,7 +537,7 @@ def bet_size_tree(family: GameFamily, columns: dict, split: Split, number: int =
     from rulelearn.rules import extract_rules
 
     rep = numbered_representations().get(number)
-    if rep is None or getattr(rep, "output", "strategy") != "sampled":
+    if rep is None or rep.output != "sampled":
         raise ValueError(f"number must name a sampled-output representation (7-10), got {number!r}")
     ranges, strategies = family.ranges(columns), family.strategies(columns)
     data = rep.transform(ranges[split.train], strategies[split.train], hand_labels=list(family.hand_labels),

@@ -156,10 +156,8 @@ def main(argv=None) -> int:
     sweep = st.run("trees: depth sweep, every representation", ex.tree_sweep, family, tree_cols, tree_split,
                    depths=depths, seed=args.seed, n_jobs=args.jobs)
     sweep.to_csv(out / "tree_sweep.csv", index=False)
-    fig5 = None
-    if 9 in ex.numbered_representations():
-        fig5 = st.run("trees: Figure 5 (bet-size tree, depth 4)", ex.bet_size_tree, family, tree_cols, tree_split,
-                      number=9, depth=4, seed=args.seed)
+    fig5 = st.run("trees: Figure 5 (bet-size tree, depth 4)", ex.bet_size_tree, family, tree_cols, tree_split,
+                  number=9, depth=4, seed=args.seed)
 
     # --- Table 1 (AAAI-W Section 4.2) ----------------------------------------------------------------------------
     table_cols = _subset(columns, args.table_games)
@@ -338,20 +336,19 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     v["tree_cdf_beats_pdf_n"] = str(len(wins))
 
     # Figure 5
-    if fig5 is not None:
-        v["f5_root"] = f"{fig5.root_feature} <= {fig5.root_threshold:.4f}"
-        v["f5_emd"], v["f5_expl"] = f4(fig5.emd), f4(fig5.exploitability)
-        v["f5_rows"] = f"{fig5.n_rows:,}"
-        sizes = [float(r.strategy) for r in fig5.rules]
-        v["f5_min_bet"], v["f5_max_bet"] = f"{min(sizes):.4f}", f"{max(sizes):.4f}"
-        lo = fig5.rules[int(np.argmin(sizes))]
-        hi = fig5.rules[int(np.argmax(sizes))]
-        v["f5_min_rule"] = " and ".join(_condition(c) for c in lo.conditions)
-        v["f5_max_rule"] = " and ".join(_condition(c) for c in hi.conditions)
-        v["f5_min_share"] = f"{lo.coverage:.0%}"
-        b["figure5"] = "\n".join(f"- if {' and '.join(_condition(c) for c in r.conditions)}: bet "
-                                 f"{float(r.strategy):.4f} ({r.coverage:.1%} of training rows)"
-                                 for r in fig5.rules) + "\n"
+    v["f5_root"] = f"{fig5.root_feature} <= {fig5.root_threshold:.4f}"
+    v["f5_emd"], v["f5_expl"] = f4(fig5.emd), f4(fig5.exploitability)
+    v["f5_rows"] = f"{fig5.n_rows:,}"
+    sizes = [float(r.strategy) for r in fig5.rules]
+    v["f5_min_bet"], v["f5_max_bet"] = f"{min(sizes):.4f}", f"{max(sizes):.4f}"
+    lo = fig5.rules[int(np.argmin(sizes))]
+    hi = fig5.rules[int(np.argmax(sizes))]
+    v["f5_min_rule"] = " and ".join(_condition(c) for c in lo.conditions)
+    v["f5_max_rule"] = " and ".join(_condition(c) for c in hi.conditions)
+    v["f5_min_share"] = f"{lo.coverage:.0%}"
+    b["figure5"] = "\n".join(f"- if {' and '.join(_condition(c) for c in r.conditions)}: bet "
+                             f"{float(r.strategy):.4f} ({r.coverage:.1%} of training rows)"
+                             for r in fig5.rules) + "\n"
 
     # Table 1
     t1 = table1.copy()
