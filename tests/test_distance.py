@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulelearn.distance import input_emd, output_emd, pairwise_input_emd, pairwise_output_emd
+from rulelearn.distance import (input_emd, input_embedding, output_emd, output_embedding, pairwise_input_emd,
+                                pairwise_output_emd)
 from rulelearn.distributions import pmf_to_cdf, random_simplex
 
 
@@ -102,3 +103,72 @@ def test_bad_input():
         output_emd(np.full((2, 3), np.nan), np.ones((2, 3)))
     with pytest.raises(ValueError, match="n_hands, n_bets"):
         output_emd(np.ones(3), np.ones(3))
+
+
+# ------------------------------------------------------------------------------------- the L1 embeddings (issue 5)
+
+def _pot_input_emd(pa, pb):
+    """Algorithm 1 by POT: exact transport LP (ot.emd2) per player on the card positions, / (d - 1), averaged."""
+    d = pa.shape[-1]
+    pos = np.arange(d, dtype=float)
+    M = np.abs(pos[:, None] - pos[None, :]) / (d - 1)
+    return np.mean([ot.emd2(pa[k], pb[k], M) for k in range(pa.shape[0])])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 12), st.integers(1, 3), st.booleans())
+def test_input_emd_is_l1_between_embeddings_pot_emd2(seed, d, n_players, sparse):
+    rng = np.random.default_rng(seed)
+    pa, pb = random_simplex(d, rng, size=n_players), random_simplex(d, rng, size=n_players)
+    if sparse:  # point masses and ties: the extreme cases of a transport plan
+        pa = np.eye(d)[rng.integers(d, size=n_players)]
+    a, b = pmf_to_cdf(pa).reshape(-1), pmf_to_cdf(pb).reshape(-1)
+    l1 = np.abs(input_embedding(a, n_players) - input_embedding(b, n_players)).sum()
+    assert l1 == pytest.approx(_pot_input_emd(pa, pb), abs=1e-9)
+    assert l1 == pytest.approx(input_emd(a, b, n_players), abs=1e-12)
+    # pdf inputs embed to the same vector
+    np.testing.assert_allclose(input_embedding(pa.reshape(-1), n_players, "pdf"), input_embedding(a, n_players),
+                               atol=1e-15)
+
+
+def _pot_output_emd(s, t, positions):
+    x = np.asarray(positions, dtype=float)
+    M = np.abs(x[:, None] - x[None, :]) / (x[-1] - x[0])
+    return np.mean([ot.emd2(s[h], t[h], M) for h in range(s.shape[0])])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(2, 32), st.booleans())
+def test_output_emd_is_l1_between_cumulative_strategies(seed, n_hands, n_bets, uneven):
+    """Unit positions (Algorithm 2) and arbitrary increasing bet sizes, against POT's emd2 and wasserstein_1d."""
+    rng = np.random.default_rng(seed)
+    s, t = random_simplex(n_bets, rng, size=n_hands), random_simplex(n_bets, rng, size=n_hands)
+    s[: n_hands // 2] = np.eye(n_bets)[rng.integers(n_bets, size=n_hands // 2)]  # some pure strategies
+    positions = np.cumsum(rng.random(n_bets) + 0.01) if uneven else np.arange(n_bets, dtype=float)
+    pos_arg = positions if uneven else None
+    l1 = np.abs(output_embedding(s, pos_arg) - output_embedding(t, pos_arg)).sum()
+    assert l1 == pytest.approx(_pot_output_emd(s, t, positions), abs=1e-9)
+    w1 = np.mean([ot.wasserstein_1d(positions, positions, s[h], t[h], p=1) for h in range(n_hands)])
+    assert l1 == pytest.approx(w1 / (positions[-1] - positions[0]), abs=1e-9)
+    assert l1 == pytest.approx(output_emd(s, t, pos_arg), abs=1e-12)
+    assert output_embedding(s, pos_arg).shape == (n_hands * (n_bets - 1),)
+
+
+def test_paper_grid_positions_equal_unit_spacing():
+    rng = np.random.default_rng(1)
+    S, T = random_simplex(31, rng, size=(4, 10)), random_simplex(31, rng, size=(5, 10))
+    bets = np.round(np.arange(31) * 0.1, 10)
+    np.testing.assert_allclose(pairwise_output_emd(S, T, positions=bets), pairwise_output_emd(S, T), atol=1e-12)
+    np.testing.assert_allclose(output_emd(S[:, None], T[None], positions=bets), pairwise_output_emd(S, T),
+                               atol=1e-12)
+
+
+def test_embedding_bad_input():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        output_emd(np.ones((2, 3)) / 3, np.ones((2, 3)) / 3, positions=[0, 2, 1])
+    with pytest.raises(ValueError, match="one position per action"):
+        output_embedding(np.ones((2, 3)) / 3, positions=[0, 1])
+    with pytest.raises(ValueError, match="n_players"):
+        input_embedding(np.ones(20), n_players=0)
+    with pytest.raises(ValueError, match="input_kind"):
+        input_embedding(np.ones(20), input_kind="logit")
