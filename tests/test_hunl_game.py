@@ -1,0 +1,282 @@
+"""The HUNL endgame as a game of the solver core: sorted showdown vs dense payoffs vs the rules, DCFR vs the
+sequence-form LP, best response vs a brute-force recursion, zero sum, suit symmetry, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.core import Policy, check_game, exploitability, solve_cfr, solve_lp
+from games.core import _kernels as K
+from games.core.tree import CHANCE, DECISION, TERMINAL, Game
+from hunl.cards import COMBO_CARDS, COMBO_INDEX, parse_cards
+from hunl.game import HoldemEndgame
+from hunl.solver import solve_endgame
+from hunl.tree import BetSizes
+
+SMALL = BetSizes(bets=(0.5, 1.0), raises=(1.0,), all_in=True)
+RIVER = "Ks7d2c4h9s"
+R1 = "AA,KK,77,AK,KQs,QJs,T8s,65s,A5s"
+R2 = "KK,QQ,JJ,AK,KQ,QJs,T9s,87s,J8s"
+
+
+def river_spot(**kw):
+    args = dict(pot=100, stack=200, bet_sizes=SMALL, raise_cap=1, dtype="float64")
+    args.update(kw)
+    return HoldemEndgame(RIVER, [R1, R2], **args)
+
+
+def turn_spot(**kw):
+    args = dict(pot=100, stack=100, bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0,
+                dtype="float64")
+    args.update(kw)
+    return HoldemEndgame("Ks7d2c4h", ["AA,77,QJs", "KK,AK,T9s"], **args)
+
+
+class DenseCopy(Game):
+    """The same endgame through the generic dense evaluator (``H1 x H2`` matrices)."""
+
+    def __init__(self, g: HoldemEndgame):
+        self.name, self.tree, self.num_hands, self.pot = "dense", g.tree, g.num_hands, g.pot
+        self.deal, self.showdown, self.big_blind = g.deal, g.showdown, g.big_blind
+        self._g = g
+
+    def payoff(self, node, i, j):
+        return self._g.payoff(node, i, j)
+
+    def hand_labels(self, p):
+        return self._g.hand_labels(p)
+
+
+# ---------------------------------------------------------------------------------------------- terminal values
+@pytest.mark.parametrize("make", [river_spot, turn_spot])
+def test_sorted_showdown_equals_dense_matrices(make):
+    g = make()
+    dense = DenseCopy(g)
+    rng = np.random.default_rng(0)
+    for n in g.tree.terminal_nodes:
+        for p in (0, 1):
+            r = rng.random(g.num_hands[1 - p])
+            np.testing.assert_allclose(g.values(n, p, r), Game.values(dense, n, p, r), rtol=1e-10, atol=1e-13)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), n_board=st.sampled_from([4, 5]))
+def test_sorted_showdown_on_random_boards_and_ranges(seed, n_board):
+    rng = np.random.default_rng(seed)
+    cards = rng.permutation(52)
+    board = tuple(int(c) for c in cards[:n_board])
+    weights = rng.random((2, 1326)) * (rng.random((2, 1326)) < 0.03)
+    conflict = np.isin(COMBO_CARDS, board).any(axis=1)
+    weights[:, conflict] = 0.0
+    weights[:, 0 if not conflict[0] else np.flatnonzero(~conflict)[0]] = 1.0  # never empty
+    g = HoldemEndgame(board, weights, pot=10, stack=10, bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False),
+                      raise_cap=0, dtype="float64")
+    dense = DenseCopy(g)
+    for n in g.tree.terminal_nodes[:: max(1, g.tree.terminal_nodes.size // 12)]:
+        for p in (0, 1):
+            r = rng.random(g.num_hands[1 - p])
+            np.testing.assert_allclose(g.values(n, p, r), Game.values(dense, n, p, r), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [river_spot, turn_spot])
+def test_game_passes_the_interface_check(make):
+    """Rule-level payoffs (7-card evaluation) agree with the arrays, chance partitions the deal."""
+    report = check_game(make(), n_games=4000, seed=1)
+    assert report.n_terminals > 0
+
+
+def test_turn_chance_is_uniform_over_the_44_remaining_cards():
+    g = turn_spot()
+    chance = np.flatnonzero(g.tree.kind == CHANCE)
+    assert chance.size > 0
+    assert len(g.betting.river_cards) == 48
+    np.testing.assert_allclose(g.chance[1:], 1 / 44)
+    deal = g.deal
+    for c in chance:
+        kids = g.tree.children(c)
+        np.testing.assert_allclose(deal[g.tree.board[kids.start:kids.stop]].sum(axis=0), deal[0], atol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------- solving
+def test_dcfr_value_equals_sequence_form_lp():
+    g = river_spot()
+    lp = solve_lp(g)
+    res = solve_cfr(g, "dcfr", iterations=4000, target=1e-7 * g.pot, check_every=100)
+    assert abs(res.value - lp.value) <= 1e-6 * g.pot
+    assert exploitability(g, lp.policy).exploitability <= 1e-7 * g.pot
+
+
+def test_dcfr_on_a_turn_spot_matches_the_lp():
+    g = turn_spot()
+    lp = solve_lp(g)
+    res = solve_cfr(g, "dcfr", iterations=3000, target=1e-7 * g.pot, check_every=100)
+    assert abs(res.value - lp.value) <= 1e-6 * g.pot
+
+
+def test_float32_storage_converges_too():
+    g32 = river_spot(dtype="float32")
+    g64 = river_spot()
+    lp = solve_lp(g64)
+    res = solve_cfr(g32, "dcfr", iterations=1500, check_every=1500)
+    assert res.policy.probs.dtype == np.float64
+    assert abs(res.value - lp.value) <= 1e-3 * g32.pot
+    assert res.exploitability.exploitability <= 1e-3 * g32.pot
+
+
+def _brute_force_best_response(g: HoldemEndgame, probs: np.ndarray, player: int) -> float:
+    """Best-response value of ``player`` by recursion over the public tree with the rule-level payoff
+    (:meth:`HoldemEndgame.payoff`, 7-card evaluation) and explicit card removal -- no kernels, no sorting."""
+    t = g.tree
+    h_me, h_opp = g.num_hands[player], g.num_hands[1 - player]
+    c_me = COMBO_CARDS[g.combos[player]]
+    c_opp = COMBO_CARDS[g.combos[1 - player]]
+    w_me = g.weights[player, g.combos[player]]
+    w_opp = g.weights[1 - player, g.combos[1 - player]]
+    compat = ~(c_me[:, None, :, None] == c_opp[None, :, None, :]).any(axis=(2, 3))
+    z = float(w_me @ compat @ w_opp)
+    sign = 1.0 if player == 0 else -1.0
+
+    def rec(n, opp_reach):
+        if t.kind[n] == TERMINAL:
+            board = g.boards[t.board[n]]
+            v = np.zeros(h_me)
+            for i in range(h_me):
+                if np.isin(c_me[i], board).any():
+                    continue
+                for j in range(h_opp):
+                    if not compat[i, j] or np.isin(c_opp[j], board).any() or opp_reach[j] == 0:
+                        continue
+                    pay = g.payoff(n, i, j) if player == 0 else g.payoff(n, j, i)
+                    v[i] += w_me[i] * w_opp[j] / z * g.chance[t.board[n]] * opp_reach[j] * sign * pay
+            return v
+        kids = t.children(n)
+        if t.kind[n] == DECISION and t.player[n] == 1 - player:
+            return sum(rec(c, opp_reach * probs[c, :h_opp]) for c in kids)
+        vals = [rec(c, opp_reach) for c in kids]
+        if t.kind[n] == DECISION:
+            return np.max(vals, axis=0)
+        return np.sum(vals, axis=0)
+
+    return float(rec(0, np.ones(h_opp)).sum())
+
+
+def test_best_response_agrees_with_brute_force():
+    g = HoldemEndgame("Ks7d2c4h9s", ["AA,77,QJs,65s", "KK,QQ,AK,T9s"], pot=100, stack=100,
+                      bet_sizes=BetSizes(bets=(1.0,), raises=(1.0,), all_in=False), raise_cap=1, dtype="float64")
+    policy = Policy.random(g, rng=3)
+    res = exploitability(g, policy)
+    for p in (0, 1):
+        assert res.best_response_values[p] == pytest.approx(_brute_force_best_response(g, policy.probs, p),
+                                                            abs=1e-9)
+
+
+def test_values_are_zero_sum():
+    g = turn_spot()
+    policy = Policy.random(g, rng=5)
+    t = g.tree
+    reach = np.zeros((2, t.n_nodes, g.max_hands))
+    cfv = np.zeros((t.n_nodes, g.max_hands))
+    dummy = np.zeros((1, 1))
+    best = np.zeros((t.n_nodes, g.max_hands), dtype=np.int32)
+    probs = np.ascontiguousarray(policy.probs)
+    K.forward(t.kind, t.player, t.parent, t.levels, False, np.asarray(g.num_hands, dtype=np.int64), probs, reach)
+    total = []
+    for p in (0, 1):
+        K.backward(p, K.MODE_EXPECTED, t.kind, t.player, t.child_start, t.num_children, t.levels, False,
+                   g.compiled_terminal(), np.asarray(g.num_hands, dtype=np.int64), probs, reach, cfv, dummy, dummy,
+                   0.0, best)
+        total.append(cfv[0, :g.num_hands[p]].sum())
+    assert total[0] + total[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def _permute_suits(cards, perm):
+    return tuple(4 * (c // 4) + perm[c % 4] for c in cards)
+
+
+def test_swapping_suits_gives_the_same_values():
+    g = river_spot()
+    perm = (2, 0, 3, 1)
+    board = _permute_suits(parse_cards(RIVER), perm)
+    w = np.zeros_like(g.weights)
+    for k in range(1326):
+        a, b = _permute_suits(COMBO_CARDS[k], perm)
+        w[:, COMBO_INDEX[a, b]] = g.weights[:, k]
+    h = HoldemEndgame(board, w, pot=100, stack=200, bet_sizes=SMALL, raise_cap=1, dtype="float64")
+    assert solve_lp(h).value == pytest.approx(solve_lp(g).value, abs=1e-9)
+    a = solve_cfr(g, "dcfr", iterations=200, check_every=200)
+    b = solve_cfr(h, "dcfr", iterations=200, check_every=200)
+    # Same iterates up to the order of floating-point sums (hands are indexed differently).
+    assert a.value == pytest.approx(b.value, abs=1e-8 * g.pot)
+    assert a.exploitability.exploitability == pytest.approx(b.exploitability.exploitability, abs=1e-8 * g.pot)
+
+
+def test_parallel_passes_match_serial(monkeypatch):
+    g = turn_spot(dtype="float32")
+    serial = solve_cfr(g, "dcfr", iterations=30, check_every=30)
+    monkeypatch.setattr(HoldemEndgame, "parallel", property(lambda self: True))
+    threaded = solve_cfr(g, "dcfr", iterations=30, check_every=30)
+    np.testing.assert_allclose(threaded.policy.probs, serial.policy.probs, atol=1e-6)
+    assert threaded.value == pytest.approx(serial.value, rel=1e-6)
+
+
+def test_solve_endgame_reports_poker_units():
+    g = river_spot(dtype="float32")
+    sol = solve_endgame(g, "cfr+", iterations=300, target_pct_pot=0.5)
+    assert sol.exploitability_pct_pot == pytest.approx(100 * sol.exploitability_chips / g.pot)
+    assert sol.exploitability_mbb == pytest.approx(1000 * sol.exploitability_chips / 100)
+    assert sol.exploitability_bb == pytest.approx(sol.exploitability_chips / 100)
+    assert sol.exploitability_pct_pot <= 0.5 or sol.iterations == 300
+    assert sol.peak_memory_mb > 0 and sol.memory_estimate_mb > 0
+    summary = sol.summary()
+    for key in ("exploitability_chips", "exploitability_pct_pot", "pot", "iterations", "seconds", "peak_memory_mb"):
+        assert key in summary
+    with pytest.raises(ValueError, match="MiB"):
+        solve_endgame(g, iterations=10, max_memory_mb=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(board="Ks7d2c4hKs"), "board"),
+    (dict(board="Ks7d2c"), "board"),
+    (dict(board="Ks7d2c4h9s3c"), "board"),
+    (dict(board="Ks7d2c4hXx"), "board"),
+    (dict(pot=-5), "pot"),
+    (dict(pot=0), "pot"),
+    (dict(stack=-1), "stack"),
+    (dict(ranges=["AA,KK", "QQ:1.5"]), "QQ:1.5"),
+    (dict(ranges=["AA,KK", "AKx"]), "AKx"),
+    (dict(ranges=["AA", "KK"], board="AsAhAdKs7c"), "empty|no combo"),
+    (dict(ranges=[np.zeros(1326), "KK"]), "empty"),
+    (dict(dtype="int32"), "dtype"),
+    (dict(big_blind=0), "big_blind"),
+])
+def test_bad_input_raises_clear_errors(kwargs, match):
+    args = dict(board=RIVER, ranges=[R1, R2], pot=100, stack=200)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        HoldemEndgame(args.pop("board"), args.pop("ranges"), **args)
+
+
+def test_weights_on_board_cards_raise_unless_dropped():
+    w = np.zeros(1326)
+    w[COMBO_INDEX[parse_cards("Ks")[0], parse_cards("Kh")[0]]] = 1.0
+    w[COMBO_INDEX[parse_cards("Qs")[0], parse_cards("Qh")[0]]] = 1.0
+    with pytest.raises(ValueError, match="conflict"):
+        HoldemEndgame(RIVER, [w, "AA"], pot=100, stack=100)
+    g = HoldemEndgame(RIVER, [w, "AA"], pot=100, stack=100, drop_board_conflicts=True)
+    assert g.num_hands[0] == 1
+
+
+def test_ranges_with_no_compatible_pair_raise():
+    with pytest.raises(ValueError, match="shares a card"):
+        HoldemEndgame(RIVER, ["AsAh", "AsAh"], pot=100, stack=100)
+
+
+def test_memory_estimate_grows_with_the_tree():
+    small = river_spot(raise_cap=0)
+    big = river_spot(raise_cap=3, stack=2000)
+    assert 0 < small.memory_estimate() < big.memory_estimate()
+    assert "MiB" in big.describe()
