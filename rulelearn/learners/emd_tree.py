@@ -131,8 +131,8 @@ def _node_stats(xs0, noff, cls, y, yval, yoff, incl, weights):
     """
     n_nodes = noff.shape[0] - 1
     n_out = cls.shape[1]
-    c0 = np.zeros((n_nodes, n_out), dtype=np.int64)
-    c1 = np.zeros((n_nodes, n_out), dtype=np.int64)
+    c0 = np.zeros((n_nodes, n_out), dtype=np.int32)
+    c1 = np.zeros((n_nodes, n_out), dtype=np.int32)
     total_sum = np.zeros((n_nodes, n_out))
     value = np.empty((n_nodes, n_out))
     impurity = np.empty(n_nodes)
@@ -172,144 +172,178 @@ def _node_stats(xs0, noff, cls, y, yval, yoff, incl, weights):
     return c0, c1, total_sum, value, impurity
 
 
-@njit(cache=True, parallel=True)
-def _split_search(x, xs, noff, item_node, item_feat, cls, y, frac_ptr, frac_out, frac_rank, yval, yoff,
-                  c0n, c1n, sum_n, weights, min_leaf, out_loss, out_pos, out_thr):
-    """Best threshold of every (node, feature) item by the weighted L1 of its two children (inf if none)."""
+@njit(cache=True)
+def _search_item(a, f, xval, xs, noff, cls, frac_ptr, frac_out, frac_val, frac_rank, yval, yoff, c0n, c1n, sum_n,
+                 weights, min_leaf, valid, member, base, lptr, lbn, lbs, rptr, rbn, rbs, lc0, lc1, lsf, part, flag):
+    """Best threshold of feature f in node a by the weighted L1 of the two children: (loss, position, threshold).
+
+    The remaining arguments are scratch arrays, reused across items.
+    """
     n_out = cls.shape[1]
-    for it in prange(item_node.shape[0]):
-        a = item_node[it]
-        f = item_feat[it]
-        s0 = noff[a]
-        n = noff[a + 1] - s0
-        out_loss[it] = np.inf
-        out_pos[it] = -1
-        out_thr[it] = np.nan
-        if n < 2:
-            continue
-        seg = xs[f, s0:s0 + n]
-        valid = np.zeros(n - 1, dtype=np.bool_)
-        n_valid = 0
-        for p in range(n - 1):
-            if p + 1 >= min_leaf and n - p - 1 >= min_leaf and x[seg[p + 1], f] > x[seg[p], f]:
-                valid[p] = True
-                n_valid += 1
-        if n_valid == 0:
-            continue
-        # left-set membership of the node's fractional ranks, output by output, back to back
-        base = np.empty(n_out + 1, dtype=np.int64)
-        base[0] = 0
+    s0 = noff[a]
+    n = noff[a + 1] - s0
+    seg = xs[f, s0:s0 + n]
+    xf = xval[f, s0:s0 + n]
+    n_valid = 0
+    for p in range(n - 1):
+        ok = p + 1 >= min_leaf and n - p - 1 >= min_leaf and xf[p + 1] > xf[p]
+        valid[p] = ok
+        n_valid += ok
+    if n_valid == 0:
+        return np.inf, -1, np.nan
+    # left-set membership of the node's fractional ranks, output by output, back to back
+    base[0] = 0
+    for o in range(n_out):
+        base[o + 1] = base[o] + yoff[o, a + 1] - yoff[o, a]
+    member[:base[n_out]] = 0
+    # median pointers of the left and right sets (rank, members below it, their sum); left counts and sums
+    for o in range(n_out):
+        lptr[o] = 0
+        lbn[o] = 0
+        lbs[o] = 0.0
+        rptr[o] = 0
+        rbn[o] = 0
+        rbs[o] = 0.0
+        lc0[o] = 0
+        lc1[o] = 0
+        lsf[o] = 0.0  # sum of the left set's fractional values; the set's total is lc1 + lsf
+    big_c0 = c0n[a]
+    big_c1 = c1n[a]
+    big_s = sum_n[a]
+    w = weights
+    best = np.inf
+    best_p = -1
+    for p in range(n - 1):
+        i = seg[p]
+        crow = cls[i]
         for o in range(n_out):
-            base[o + 1] = base[o] + yoff[o, a + 1] - yoff[o, a]
-        member = np.zeros(base[n_out], dtype=np.uint8)
-        # median pointers of the left and right sets (rank, members below it, their sum)
-        lptr = np.zeros(n_out, dtype=np.int64)
-        lbn = np.zeros(n_out, dtype=np.int64)
-        lbs = np.zeros(n_out)
-        rptr = np.zeros(n_out, dtype=np.int64)
-        rbn = np.zeros(n_out, dtype=np.int64)
-        rbs = np.zeros(n_out)
-        lc0 = np.zeros(n_out, dtype=np.int32)
-        lc1 = np.zeros(n_out, dtype=np.int32)
-        ls = np.zeros(n_out)
-        big_c0 = c0n[a].astype(np.int32)
-        big_c1 = c1n[a].astype(np.int32)
-        big_s = sum_n[a]
-        w = weights
-        part = np.empty(n_out)
-        flag = np.zeros(n_out, dtype=np.bool_)
-        best = np.inf
-        best_p = -1
-        for p in range(n - 1):
-            i = seg[p]
-            crow = cls[i]
-            yrow = y[i]
+            c = crow[o]
+            lc0[o] += c & 1
+            lc1[o] += c >> 1
+        for q in range(frac_ptr[i], frac_ptr[i + 1]):
+            o = frac_out[q]
+            r = frac_rank[q]
+            v = frac_val[q]
+            lsf[o] += v
+            member[base[o] + r] = 1
+            if r < lptr[o]:
+                lbn[o] += 1
+                lbs[o] += v
+            if r < rptr[o]:
+                rbn[o] -= 1
+                rbs[o] -= v
+        if valid[p]:
+            nl = p + 1
+            nr = n - nl
+            k = np.int32((nl - 1) // 2)
+            kr = np.int32((nr - 1) // 2)
+            top_l = np.int32(nl - k)  # the median is 1 when k >= nl - c1, i.e. c1 >= nl - k
+            top_r = np.int32(nr - kr)
+            fnl = float(nl)
+            fnr = float(nr)
+            n_odd = 0
+            # fast path, vectorised: a median of 0 gives sum(y), a median of 1 gives n - sum(y)
             for o in range(n_out):
-                c = crow[o]
-                lc0[o] += c & 1
-                lc1[o] += c >> 1
-                ls[o] += yrow[o]
-            for q in range(frac_ptr[i], frac_ptr[i + 1]):
-                o = frac_out[q]
-                r = frac_rank[q]
-                member[base[o] + r] = 1
-                if r < lptr[o]:
-                    lbn[o] += 1
-                    lbs[o] += yrow[o]
-                if r < rptr[o]:
-                    rbn[o] -= 1
-                    rbs[o] -= yrow[o]
-            if valid[p]:
-                nl = p + 1
-                nr = n - nl
-                k = np.int32((nl - 1) // 2)
-                kr = np.int32((nr - 1) // 2)
-                top_l = np.int32(nl - k)  # the median is 1 when k >= nl - c1, i.e. c1 >= nl - k
-                top_r = np.int32(nr - kr)
-                fnl = float(nl)
-                fnr = float(nr)
-                n_odd = 0
-                # fast path, vectorised: a median of 0 gives sum(y), a median of 1 gives n - sum(y)
+                l0 = lc0[o]
+                l1 = lc1[o]
+                s = l1 + lsf[o]
+                r0 = big_c0[o] - l0
+                r1 = big_c1[o] - l1
+                rs = big_s[o] - s
+                left = s if k < l0 else fnl - s
+                right = rs if kr < r0 else fnr - rs
+                odd = (k >= l0 and l1 < top_l) or (kr >= r0 and r1 < top_r)
+                part[o] = 0.0 if odd else w[o] * (left + right)
+                flag[o] = odd
+                n_odd += np.int32(odd)
+            # eight running sums (a fixed order: deterministic, and no serial dependency chain)
+            acc = np.zeros(8)
+            for o0 in range(0, n_out - 7, 8):
+                for u in range(8):
+                    acc[u] += part[o0 + u]
+            total = 0.0
+            for u in range(8):
+                total += acc[u]
+            for o in range(n_out - n_out % 8, n_out):
+                total += part[o]
+            if n_odd:  # outputs with a fractional median on either side
                 for o in range(n_out):
+                    if not flag[o]:
+                        continue
                     l0 = lc0[o]
                     l1 = lc1[o]
-                    s = ls[o]
                     r0 = big_c0[o] - l0
                     r1 = big_c1[o] - l1
+                    s = l1 + lsf[o]
                     rs = big_s[o] - s
-                    left = s if k < l0 else fnl - s
-                    right = rs if kr < r0 else fnr - rs
-                    odd = (k >= l0 and l1 < top_l) or (kr >= r0 and r1 < top_r)
-                    part[o] = 0.0 if odd else w[o] * (left + right)
-                    flag[o] = odd
-                    n_odd += np.int32(odd)
-                # eight running sums (a fixed order: deterministic, and no serial dependency chain)
-                acc = np.zeros(8)
-                for o0 in range(0, n_out - 7, 8):
-                    for u in range(8):
-                        acc[u] += part[o0 + u]
-                total = 0.0
-                for u in range(8):
-                    total += acc[u]
-                for o in range(n_out - n_out % 8, n_out):
-                    total += part[o]
-                if n_odd:  # outputs with a fractional median on either side
-                    for o in range(n_out):
-                        if not flag[o]:
-                            continue
-                        l0 = lc0[o]
-                        l1 = lc1[o]
-                        r0 = big_c0[o] - l0
-                        r1 = big_c1[o] - l1
-                        s = ls[o]
-                        rs = big_s[o] - s
-                        y0 = yoff[o, a]
-                        if k < l0:
-                            left = s
-                        elif l1 >= top_l:
-                            left = fnl - s
-                        else:
-                            m = _move_to(k - l0, member, lptr, lbn, lbs, o, base[o], yval, y0, 1)
-                            left = _deviation(nl, k, m, lbs[o], s)
-                        if kr < r0:
-                            right = rs
-                        elif r1 >= top_r:
-                            right = fnr - rs
-                        else:
-                            m = _move_to(kr - r0, member, rptr, rbn, rbs, o, base[o], yval, y0, 0)
-                            right = _deviation(nr, kr, m, rbs[o], rs)
-                        total += w[o] * (left + right)
-                if total < best:
-                    best = total
-                    best_p = p
-        out_loss[it] = best
-        out_pos[it] = best_p
-        lo = x[seg[best_p], f]
-        hi = x[seg[best_p + 1], f]
-        thr = 0.5 * (lo + hi)
-        if thr == hi or not np.isfinite(thr):
-            thr = lo
-        out_thr[it] = thr
+                    y0 = yoff[o, a]
+                    if k < l0:
+                        left = s
+                    elif l1 >= top_l:
+                        left = fnl - s
+                    else:
+                        m = _move_to(k - l0, member, lptr, lbn, lbs, o, base[o], yval, y0, 1)
+                        left = _deviation(nl, k, m, lbs[o], s)
+                    if kr < r0:
+                        right = rs
+                    elif r1 >= top_r:
+                        right = fnr - rs
+                    else:
+                        m = _move_to(kr - r0, member, rptr, rbn, rbs, o, base[o], yval, y0, 0)
+                        right = _deviation(nr, kr, m, rbs[o], rs)
+                    total += w[o] * (left + right)
+            if total < best:
+                best = total
+                best_p = p
+    lo = xf[best_p]
+    hi = xf[best_p + 1]
+    thr = 0.5 * (lo + hi)
+    if thr == hi or not np.isfinite(thr):
+        thr = lo
+    return best, best_p, thr
+
+
+@njit(cache=True, parallel=True)
+def _split_search(xval, xs, noff, item_node, item_feat, cls, frac_ptr, frac_out, frac_val, frac_rank, yval, yoff,
+                  c0n, c1n, sum_n, weights, min_leaf, out_loss, out_pos, out_thr):
+    """Best threshold of every (node, feature) item (loss inf if none); chunks of items share scratch arrays."""
+    n_out = cls.shape[1]
+    n_items = item_node.shape[0]
+    n_chunks = min(n_items, 512)
+    for ch in prange(n_chunks):
+        lo = ch * n_items // n_chunks
+        hi = (ch + 1) * n_items // n_chunks
+        max_n = 2
+        max_frac = 0
+        for it in range(lo, hi):
+            a = item_node[it]
+            max_n = max(max_n, noff[a + 1] - noff[a])
+            tot = 0
+            for o in range(n_out):
+                tot += yoff[o, a + 1] - yoff[o, a]
+            max_frac = max(max_frac, tot)
+        valid = np.empty(max_n - 1, dtype=np.bool_)
+        member = np.empty(max_frac, dtype=np.uint8)
+        base = np.empty(n_out + 1, dtype=np.int64)
+        lptr = np.empty(n_out, dtype=np.int64)
+        lbn = np.empty(n_out, dtype=np.int64)
+        lbs = np.empty(n_out)
+        rptr = np.empty(n_out, dtype=np.int64)
+        rbn = np.empty(n_out, dtype=np.int64)
+        rbs = np.empty(n_out)
+        lc0 = np.empty(n_out, dtype=np.int32)
+        lc1 = np.empty(n_out, dtype=np.int32)
+        lsf = np.empty(n_out)
+        part = np.empty(n_out)
+        flag = np.empty(n_out, dtype=np.bool_)
+        for it in range(lo, hi):
+            loss, pos, thr = _search_item(item_node[it], item_feat[it], xval, xs, noff, cls, frac_ptr, frac_out,
+                                          frac_val, frac_rank, yval, yoff, c0n, c1n, sum_n, weights, min_leaf,
+                                          valid, member, base, lptr, lbn, lbs, rptr, rbn, rbs, lc0, lc1, lsf,
+                                          part, flag)
+            out_loss[it] = loss
+            out_pos[it] = pos
+            out_thr[it] = thr
 
 
 @njit(cache=True)
@@ -328,11 +362,12 @@ def _assign_children(x, xs0, noff, feat, thr, child_base, new_node):
 
 
 @njit(cache=True, parallel=True)
-def _partition_features(xs, new_node, new_noff):
-    """Stable bucketing of every feature's order by new node: children stay sorted by each feature."""
+def _partition_features(xs, xval, new_node, new_noff):
+    """Stable bucketing of every feature's order (and values) by new node: children stay sorted by each feature."""
     n_feat = xs.shape[0]
     n_new = new_noff.shape[0] - 1
     out = np.empty((n_feat, new_noff[n_new]), dtype=xs.dtype)
+    out_val = np.empty((n_feat, new_noff[n_new]))
     for f in prange(n_feat):
         ptr = new_noff[:-1].copy()
         for p in range(xs.shape[1]):
@@ -340,8 +375,9 @@ def _partition_features(xs, new_node, new_noff):
             c = new_node[i]
             if c >= 0:
                 out[f, ptr[c]] = i
+                out_val[f, ptr[c]] = xval[f, p]
                 ptr[c] += 1
-    return out
+    return out, out_val
 
 
 @njit(cache=True, parallel=True)
@@ -447,6 +483,8 @@ def _grow(x: np.ndarray, y: np.ndarray, weights: np.ndarray, max_depth: int | No
     ystart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     yoff = np.stack([ystart[:-1], ystart[1:]], axis=1)
     xs = np.ascontiguousarray(np.argsort(x, axis=0, kind="stable").T.astype(np.int32))
+    xval = np.ascontiguousarray(np.take_along_axis(x.T, xs, axis=1))
+    frac_val = y[frac_rows, frac_out]
     noff = np.array([0, n], dtype=np.int64)
 
     nodes = {k: [] for k in ("feature", "threshold", "value", "impurity", "n", "left", "right", "depth")}
@@ -470,7 +508,7 @@ def _grow(x: np.ndarray, y: np.ndarray, weights: np.ndarray, max_depth: int | No
             loss = np.empty(item_node.size)
             pos = np.empty(item_node.size, dtype=np.int64)
             thr_items = np.empty(item_node.size)
-            _split_search(x, xs, noff, item_node, item_feat, cls, y, frac_ptr, frac_out, frac_rank, yval, yoff,
+            _split_search(xval, xs, noff, item_node, item_feat, cls, frac_ptr, frac_out, frac_val, frac_rank, yval, yoff,
                           c0, c1, sums, weights, int(min_samples_leaf), loss, pos, thr_items)
             loss = loss.reshape(cand.size, n_feat)
             best = np.argmin(loss, axis=1)  # lowest feature index among equal losses
@@ -494,7 +532,7 @@ def _grow(x: np.ndarray, y: np.ndarray, weights: np.ndarray, max_depth: int | No
         active = new_node[xs[0]]
         child_sizes = np.bincount(active[active >= 0], minlength=n_new)
         new_noff = np.concatenate([[0], np.cumsum(child_sizes)]).astype(np.int64)
-        xs = _partition_features(xs, new_node, new_noff)
+        xs, xval = _partition_features(xs, xval, new_node, new_noff)
         fcounts = _count_fractional(yflat, ystart, new_node, n_new)
         new_yoff = np.concatenate([np.zeros((n_out, 1), dtype=np.int64), np.cumsum(fcounts, axis=1)], axis=1)
         new_ystart = np.concatenate([[0], np.cumsum(new_yoff[:, -1])]).astype(np.int64)
