@@ -32,13 +32,13 @@ from scipy.spatial.distance import cdist
 from rulelearn.validation import as_float_array
 
 __all__ = [
+    "input_embedding",
     "input_emd",
+    "output_embedding",
     "output_emd",
     "pairwise_input_emd",
     "pairwise_output_emd",
     "strategy_cumulative",
-    "input_embedding",
-    "output_embedding",
 ]
 
 

@@ -72,11 +72,11 @@ from rulelearn.distributions import pmf_to_cdf
 from rulelearn.validation import as_float_array
 
 __all__ = [
+    "PAPER_REPRESENTATIONS",
+    "REPRESENTATIONS",
     "Representation",
     "RepresentedData",
     "represent",
-    "PAPER_REPRESENTATIONS",
-    "REPRESENTATIONS",
     "sample_actions",
     "share_beaten",
 ]

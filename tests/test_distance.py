@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulelearn.distance import (input_emd, input_embedding, output_emd, output_embedding, pairwise_input_emd,
-                                pairwise_output_emd)
+from rulelearn.distance import (
+    input_embedding,
+    input_emd,
+    output_embedding,
+    output_emd,
+    pairwise_input_emd,
+    pairwise_output_emd,
+)
 from rulelearn.distributions import pmf_to_cdf, random_simplex
 
 

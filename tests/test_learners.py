@@ -9,7 +9,13 @@ from sklearn.tree import DecisionTreeRegressor
 
 from rulelearn.distance import output_emd, pairwise_input_emd
 from rulelearn.distributions import marginals, pmf_to_cdf, random_deal
-from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors, EMDTreeRegressor, StrategyTree
+from rulelearn.learners import (
+    ClusterThenTree,
+    EMDKMedoids,
+    EMDNearestNeighbors,
+    EMDTreeRegressor,
+    StrategyTree,
+)
 from rulelearn.pipeline import StrategyModel
 from rulelearn.representations import Representation
 from rulelearn.rules import Condition, describe_action_mix, describe_strategy, extract_rules
@@ -303,7 +309,7 @@ def test_emd_tree_truncation_equals_refitting():
     with pytest.raises(ValueError, match="criterion='emd'"):
         StrategyTree(3).fit(X, S).at_depth(2)
     with pytest.raises(AttributeError, match="criterion='emd'"):
-        StrategyTree(3).fit(X, S).training_loss_
+        _ = StrategyTree(3).fit(X, S).training_loss_
 
 
 def test_emd_tree_with_bet_sizes_as_positions():

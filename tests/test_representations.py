@@ -6,8 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulelearn.distributions import marginals, random_deal, random_simplex, uniform_deal
-from rulelearn.representations import (PAPER_REPRESENTATIONS, REPRESENTATIONS, Representation, represent,
-                                       sample_actions, share_beaten)
+from rulelearn.representations import (
+    PAPER_REPRESENTATIONS,
+    REPRESENTATIONS,
+    Representation,
+    represent,
+    sample_actions,
+    share_beaten,
+)
 
 
 def ranges_of(probs):

@@ -8,4 +8,4 @@ from rulelearn.learners.kmedoids import EMDKMedoids
 from rulelearn.learners.knn import EMDNearestNeighbors
 from rulelearn.learners.tree import StrategyTree
 
-__all__ = ["EMDNearestNeighbors", "EMDKMedoids", "StrategyTree", "ClusterThenTree", "EMDTreeRegressor"]
+__all__ = ["ClusterThenTree", "EMDKMedoids", "EMDNearestNeighbors", "EMDTreeRegressor", "StrategyTree"]

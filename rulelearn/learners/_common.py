@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rulelearn.validation import as_float_array, check_probability_rows, STRATEGY_ATOL
+from rulelearn.validation import STRATEGY_ATOL, as_float_array, check_probability_rows
 
 
 def check_features(X, name: str = "X") -> np.ndarray:

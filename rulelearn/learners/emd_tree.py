@@ -508,8 +508,8 @@ def _grow(x: np.ndarray, y: np.ndarray, weights: np.ndarray, max_depth: int | No
             loss = np.empty(item_node.size)
             pos = np.empty(item_node.size, dtype=np.int64)
             thr_items = np.empty(item_node.size)
-            _split_search(xval, xs, noff, item_node, item_feat, cls, frac_ptr, frac_out, frac_val, frac_rank, yval, yoff,
-                          c0, c1, sums, weights, int(min_samples_leaf), loss, pos, thr_items)
+            _split_search(xval, xs, noff, item_node, item_feat, cls, frac_ptr, frac_out, frac_val, frac_rank,
+                          yval, yoff, c0, c1, sums, weights, int(min_samples_leaf), loss, pos, thr_items)
             loss = loss.reshape(cand.size, n_feat)
             best = np.argmin(loss, axis=1)  # lowest feature index among equal losses
             ok = np.isfinite(loss[np.arange(cand.size), best])
@@ -673,10 +673,12 @@ class EMDTreeRegressor(RegressorMixin, BaseEstimator):
         data = np.ones(indices.size, dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(x.shape[0], t.node_count))
 
-    def truncated(self, max_depth: int) -> "EMDTreeRegressor":
-        """The fitted tree cut at ``max_depth``: equal to refitting with depth limit ``min(max_depth, self.max_depth)``
-        (growth is level-wise and greedy, and ties are broken by index, not at random), at no cost. Nodes are
-        numbered breadth first, so the nodes at depth ``<= max_depth`` are a prefix.
+    def truncated(self, max_depth: int) -> EMDTreeRegressor:
+        """The fitted tree cut at ``max_depth``.
+
+        Equal to refitting with depth limit ``min(max_depth, self.max_depth)`` (growth is level-wise and greedy,
+        and ties are broken by index, not at random), at no cost. Nodes are numbered breadth first, so the nodes
+        at depth ``<= max_depth`` are a prefix.
 
         Raises
         ------

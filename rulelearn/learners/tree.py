@@ -139,11 +139,11 @@ class StrategyTree(BaseEstimator):
             For the scikit-learn criteria (their node impurities are not EMDs, or not on the same scale).
         """
         check_is_fitted(self, "tree_")
-        if not isinstance(self.tree_, EMDTreeRegressor):
+        if self.criterion != "emd":
             raise AttributeError("training_loss_ is the mean training EMD of criterion='emd' trees only")
         return self.tree_.training_loss_
 
-    def at_depth(self, max_depth: int) -> "StrategyTree":
+    def at_depth(self, max_depth: int) -> StrategyTree:
         """This fitted ``criterion="emd"`` tree cut at ``max_depth``: the tree refitting with that depth limit
         would grow (see :meth:`EMDTreeRegressor.truncated`), so one deep fit gives the paper's whole depth sweep.
 
@@ -154,7 +154,7 @@ class StrategyTree(BaseEstimator):
             ``max_depth`` that is not a non-negative integer.
         """
         check_is_fitted(self, "tree_")
-        if not isinstance(self.tree_, EMDTreeRegressor):
+        if self.criterion != "emd":
             raise ValueError("at_depth needs criterion='emd'")
         out = StrategyTree(max_depth=max_depth, min_samples_leaf=self.min_samples_leaf, criterion=self.criterion,
                            random_state=self.random_state, positions=self.positions)
