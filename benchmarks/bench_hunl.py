@@ -85,10 +85,16 @@ def main(argv=None) -> None:
     ap.add_argument("--check-every", type=int, default=20)
     ap.add_argument("--json", type=Path, help="also write the raw logs here")
     ap.add_argument("--no-write", action="store_true", help="print only; do not touch docs/BENCHMARKS.md")
+    ap.add_argument("--from-json", type=Path, nargs="+",
+                    help="build the table from logs saved with --json (runs nothing)")
     args = ap.parse_args(argv)
 
     logs = []
     load0 = os.getloadavg()[0]
+    if args.from_json:
+        for path in args.from_json:
+            logs.extend(json.loads(path.read_text()))
+        args.games = []
     for name in args.games:
         for alg in args.algorithms:
             log = run_one(name, alg, args.iterations, args.check_every)
@@ -100,16 +106,16 @@ def main(argv=None) -> None:
     if args.json:
         args.json.write_text(json.dumps(logs))
 
-    last = args.iterations
     rows = ["| endgame | street | nodes | hands | algorithm | expl. @100 (bb/hand, % pot) | time @100 | "
-            f"expl. @{last} (bb/hand, % pot) | time @{last} | target | time to target | peak memory |",
+            "expl. @1000 (bb/hand, % pot) | time @1000 | target | time to target | peak memory |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for log in logs:
         e1, s1, _ = _at(log, 100)
-        e2, s2, _ = _at(log, last)
+        e2, s2, _ = _at(log, 1000)
         pct = TARGET_PCT[log["street"]]
         tt, ti = _time_to(log, pct)
-        reach = f"{tt:.1f} s ({ti} it)" if tt is not None else f"not reached in {last} it"
+        reach = (f"{tt:.1f} s ({ti} it)" if tt is not None
+                 else f"not reached in {max(log['iterations'])} it")
         rows.append(
             f"| {log['game']} | {log['street']} | {log['nodes']:,} | {log['hands'][0]} x {log['hands'][1]} | "
             f"{log['algorithm']} | {e1 / 100:.4f}, {100 * e1 / log['pot']:.3f}% | {s1:.1f} s | "
