@@ -5,8 +5,9 @@ Run from the repository root::
     python benchmarks/bench_learners.py                 # writes its section of docs/BENCHMARKS.md
     python benchmarks/bench_learners.py --quick         # small sizes, prints only (a smoke test)
 
-Data: the first 100,000 games of the solution database ``--db`` (default ``data/betgame100k``; the games that
-are missing are solved and stored first, resumably). Games 0-79,999 train, 80,000-99,999 test.
+Data: the verified games among the first 100,000 of the solution database ``--db`` (default ``data/betgame100k``,
+solved and stored first if it does not exist; ``--generate`` also fills the gaps of an existing one). The first
+80,000 by id train, the others (up to 20,000) test.
 
 Targets: exact 1-NN under the input EMD, 80,000 training and 20,000 test games, in under 60 s; k-medoids with
 k = 15 on 20,000 games in under 60 s. Also: the search strategies behind the 1-NN (our pruned index, compiled
@@ -69,21 +70,21 @@ class Timer:
         self.cpu = time.process_time() - self.cpu
 
 
-def load_games(db_path: Path, n_games: int, workers: int) -> tuple[dict, float]:
-    """The first ``n_games`` games of the database (solving and storing the missing ones first)."""
+def load_games(db_path: Path, n_games: int, workers: int | None, generate: bool) -> tuple[dict, float]:
+    """The verified games with id ``< n_games`` of the database.
+
+    The database is only written to (games solved and stored, resumably) if it does not exist yet or ``generate``
+    is set: it may be shared, and extending it would change what others load.
+    """
     from rulelearn.database import SolutionDatabase
     from rulelearn.family import load_family
 
-    family = load_family("betgame")
     db = SolutionDatabase(db_path)
     with Timer() as t:
-        db.generate(family, n_games, seed=0, workers=workers, progress=False)
-    cols = db.load()
-    keep = np.flatnonzero(cols["game_id"] < n_games)
-    keep = keep[np.argsort(cols["game_id"][keep])]
-    if keep.size < n_games:
-        raise SystemExit(f"{db_path} holds {keep.size} of the first {n_games} games")
-    return {k: v[keep] for k, v in cols.items()}, t.wall
+        if generate or not any(db_path.glob("*.parquet")):
+            db.generate(load_family("betgame"), n_games, seed=0, workers=workers, progress=False)
+        cols = db.load(n_games=n_games, columns=["probs", "strategy", "value"])
+    return cols, t.wall
 
 
 def bench_knn(family, cols, n_train: int, n_test: int, sk_queries: int) -> dict:
@@ -203,7 +204,7 @@ def bench_trees(family, cols, n_train: int, n_test: int, depths, numbers, sk_dep
     return rows
 
 
-def render(data_s: float, knn: dict, km: dict, trees: list, command: str, n_games: int) -> str:
+def render(data_s: float, knn: dict, km: dict, trees: list, command: str, n_games: int, limit: int, db: str) -> str:
     met_knn = "met" if knn["total_s"] < 60 else "**not met**"
     met_km = "met" if km["fit_s"] < 60 else "**not met**"
     tree_lines = []
@@ -218,9 +219,10 @@ def render(data_s: float, knn: dict, km: dict, trees: list, command: str, n_game
 ## EMD-exact learners at full scale (issue 5)
 
 Command: `{command}` · Machine: {machine()} · Date: {date.today().isoformat()} · Load average at start:
-{LOAD_START:.1f} (the machine is shared; wall times on a loaded machine are upper bounds, CPU times are
-closer to what an idle machine gives). Data: the first {n_games:,} games of the bet-game database (loaded or
-solved in {data_s:.0f} s), games 0-{knn['n_train'] - 1:,} train, the next {knn['n_test']:,} test.
+{LOAD_START:.1f} (the machine is shared: wall times on a loaded machine are upper bounds; "CPU" is the process's
+CPU time summed over its threads, so an idle 2-core machine needs between CPU / 2 and CPU of wall time). Data: the {n_games:,} verified games among the first {limit:,} of the
+bet-game database `{db}` (read in {data_s:.0f} s), the first {knn['n_train']:,} by id train, the other
+{knn['n_test']:,} test.
 
 | measurement | figure | target |
 |---|---|---|
@@ -261,6 +263,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=ROOT / "data" / "betgame100k")
     parser.add_argument("--workers", type=int, default=None, help="workers for solving missing games")
+    parser.add_argument("--generate", action="store_true",
+                        help="solve and store the missing games of an existing database (a new one is always filled)")
     parser.add_argument("--quick", action="store_true", help="small sizes, print only")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
@@ -272,8 +276,10 @@ def main(argv=None) -> int:
         n_train, n_test, km_n, depths, sk_depths, mae, sk_q = 80_000, 20_000, 20_000, (3, 5, 10, 20), (10, 20), \
             4_000, 1_000
     family = load_family("betgame")
-    cols, data_s = load_games(args.db, n_train + n_test, args.workers)
-    print(f"data: {n_train + n_test} games in {data_s:.1f} s", flush=True)
+    cols, data_s = load_games(args.db, n_train + n_test, args.workers, args.generate)
+    n_games = len(cols["game_id"])
+    n_test = min(n_test, n_games - n_train)  # the database leaves out games whose solution failed verification
+    print(f"data: {n_games} games in {data_s:.1f} s", flush=True)
     km = bench_kmedoids(family, cols, km_n, 15)
     print("k-medoids:", km, flush=True)
     knn = bench_knn(family, cols, n_train, n_test, sk_q)
@@ -282,7 +288,11 @@ def main(argv=None) -> int:
     for r in trees:
         print(r, flush=True)
     command = "python benchmarks/bench_learners.py" + (" --quick" if args.quick else "")
-    text = render(data_s, knn, km, trees, command, n_train + n_test)
+    try:
+        db = str(args.db.resolve().relative_to(ROOT))
+    except ValueError:
+        db = str(args.db)
+    text = render(data_s, knn, km, trees, command, n_games, n_train + n_test, db)
     if args.quick:
         print(text)
     else:

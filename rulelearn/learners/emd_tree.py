@@ -10,11 +10,17 @@ the same tree exactly (all thresholds, the same midpoint thresholds, the same me
 compares it with scikit-learn on small data) in compiled code:
 
 * level by level, with each node's samples kept sorted by every feature (stable partitioning, no re-sorting);
-* for each (node, feature) the samples are swept in feature order and, for every output, inserted into a Fenwick
-  tree over the ranks of that output's values in the node, which yields the median of the left and (by
-  subtraction from the node's totals) the right child, and their absolute deviations, in ``O(log n)``;
-* targets equal to exactly 0 or 1 -- 90% of the entries of cumulative equilibrium strategies, all of them for
-  sampled (one-hot) targets -- are only counted, in ``O(1)``;
+* for each (node, feature) the samples are swept in feature order, moving one row at a time from the right child
+  to the left. For every output the L1 deviation of a set from its median is ``s`` (the set's sum) if the median
+  is 0, ``n - s`` if it is 1, and ``s - 2 * below + m * (2k - n)`` for a median ``m`` of rank ``k`` with ``below``
+  the sum of the ``k`` smaller values. Targets equal to exactly 0 or 1 -- 90% of the entries of cumulative
+  equilibrium strategies, all of them for sampled (one-hot) targets -- are only counted, and the first two cases
+  are evaluated for all outputs in one vectorised pass. For the rest, each child keeps a pointer to its median
+  among the node's sorted fractional values, with the count and sum below it; a moved row shifts the median by
+  about one member, so the pointers move a few ranks per step instead of being searched for;
+* ties between equally good splits go to the lowest feature index, then the lowest threshold (deterministic,
+  unlike scikit-learn's random feature order), which makes a deep tree cut at depth ``d`` equal to the tree
+  grown with ``max_depth=d`` (:meth:`EMDTreeRegressor.truncated`);
 * parallel over (node, feature) pairs.
 
 Targets must lie in ``[0, 1]`` (cumulative probabilities).
