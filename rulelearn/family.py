@@ -13,7 +13,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-__all__ = ["GameFamily", "GroupOptimizingFamily", "supports_group_optimum", "FAMILIES", "load_family"]
+__all__ = ["FAMILIES", "GameFamily", "GroupOptimizingFamily", "load_family", "supports_group_optimum"]
 
 
 @runtime_checkable

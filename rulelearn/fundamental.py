@@ -36,19 +36,19 @@ from rulelearn.rules import Condition, extract_rules
 from rulelearn.validation import as_float_array
 
 __all__ = [
-    "HandDecisions",
-    "RuleAction",
-    "FundamentalRule",
-    "RuleStatistics",
-    "hand_decisions",
-    "summarise_action",
-    "rule_statistics",
-    "tree_rules",
-    "merge_interval_rules",
-    "best_interval_rule",
-    "format_conditions",
     "BEATS",
     "OWN_CDF",
+    "FundamentalRule",
+    "HandDecisions",
+    "RuleAction",
+    "RuleStatistics",
+    "best_interval_rule",
+    "format_conditions",
+    "hand_decisions",
+    "merge_interval_rules",
+    "rule_statistics",
+    "summarise_action",
+    "tree_rules",
 ]
 
 #: Name of the feature "share of player 2's range below the hand" (as in :mod:`rulelearn.representations`).

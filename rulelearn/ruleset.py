@@ -54,12 +54,12 @@ from rulelearn.validation import as_float_array
 __all__ = [
     "LEAF_KINDS",
     "GrownTree",
+    "LeafFitter",
     "RuleSet",
     "RuleSetConfig",
     "emd_medoid",
     "grow_cart_tree",
     "grow_exploitability_tree",
-    "LeafFitter",
     "rule_frontier",
     "summarise_frontier",
 ]
@@ -159,7 +159,7 @@ class GrownTree:
         """
         if not 1 <= int(n_leaves) <= self.max_leaves:
             raise ValueError(f"n_leaves must be in 1..{self.max_leaves}, got {n_leaves!r}")
-        split = set(int(s) for s in self.split_order[: int(n_leaves) - 1])
+        split = {int(s) for s in self.split_order[: int(n_leaves) - 1]}
         out, stack = [], [0]
         while stack:
             node = stack.pop()
@@ -354,7 +354,7 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
         if rows.size >= n_fit + n_score:
             a, b = perm[:n_fit], perm[n_fit:n_fit + n_score]
         else:
-            cut = int(round(rows.size * n_fit / (n_fit + n_score)))
+            cut = round(rows.size * n_fit / (n_fit + n_score))
             a, b = perm[:cut], perm[cut:]
         if a.size < 2 * min_sub or b.size < 2 * min_sub:
             return None
@@ -496,7 +496,7 @@ class RuleSet:
     coverage: np.ndarray
 
     @classmethod
-    def fit(cls, tree: GrownTree, n_leaves: int, X_train, train_rows, kind: str, fitter: LeafFitter) -> "RuleSet":
+    def fit(cls, tree: GrownTree, n_leaves: int, X_train, train_rows, kind: str, fitter: LeafFitter) -> RuleSet:
         """Fit the leaf strategies of the tree with ``n_leaves`` leaves on the training games.
 
         Parameters
@@ -622,61 +622,65 @@ def rule_frontier(family: GameFamily, columns: dict, config: RuleSetConfig = Rul
     if config.n_games is not None:
         columns = {k: v[: config.n_games] for k, v in columns.items()}
     X, names = _whole_game_features(family, columns)
-    n_games = X.shape[0]
     rows_out, fitted = [], {}
     for seed in config.seeds:
-        split = split_games(n_games, config.test_fraction, seed)
-        train, test = split.train, split.test
-        fitter = LeafFitter(family, columns, config.max_fit_games, seed)
-        strategies = fitter.strategies()
-        test_cols = {k: v[test] for k, v in columns.items()}
-        train_cols = {k: v[train] for k, v in columns.items()}
-
-        def expl(cols, strat):
-            return family.exploitability(cols, strat)
-
-        def record(method, kind, k, test_pred, train_pred):
-            rows_out.append({"seed": seed, "method": method, "leaf_kind": kind, "n_leaves": k,
-                             "test_exploitability": float(expl(test_cols, test_pred).mean()),
-                             "train_exploitability": float(expl(train_cols, train_pred).mean()),
-                             "n_train": train.size, "n_test": test.size})
-
-        # trees
-        cart = grow_cart_tree(X[train], strategies[train], config.max_leaves, names, random_state=seed)
-        say(f"seed {seed}: CART tree grown")
-
-        def score(rows, strat):
-            cols = {k: v[train[rows]] for k, v in columns.items()}
-            return expl(cols, np.broadcast_to(strat, (rows.size,) + strat.shape))
-
-        grown = grow_exploitability_tree(
-            X[train], lambda r: fitter("optimal", train[r]), lambda r: fitter("mean", train[r]), score,
-            config.max_leaves, names, config.n_thresholds, config.n_fit, config.n_score, config.n_screen,
-            config.min_leaf, random_state=seed)
-        say(f"seed {seed}: exploitability tree grown")
-        for method, tree in (("CART tree", cart), ("exploitability tree", grown)):
-            fitted[(seed, method)] = (tree, train)
-            for kind in LEAF_KINDS:
-                for k in range(1, tree.max_leaves + 1):
-                    rs = RuleSet.fit(tree, k, X[train], train, kind, fitter)
-                    record(method, kind, k, rs.predict(X[test]), rs.predict(X[train]))
-                say(f"seed {seed}: {method}, {kind} leaves")
-        # k-medoids
-        cdf_train = X[train]
-        for k in range(1, config.max_leaves + 1):
-            km = EMDKMedoids(k, max_samples=config.kmedoids_max_samples, random_state=seed).fit(
-                cdf_train, strategies[train])
-            fitted[(seed, f"k-medoids k={k}")] = (km, train)
-            lab_train, lab_test = km.labels_, km.predict_cluster(X[test])
-            for kind in LEAF_KINDS:
-                if kind == "medoid":
-                    per = km.medoid_targets_
-                else:
-                    per = np.stack([fitter(kind, train[lab_train == c]) if np.any(lab_train == c)
-                                    else km.medoid_targets_[c] for c in range(k)])
-                record("k-medoids", kind, k, per[lab_test], per[lab_train])
-        say(f"seed {seed}: k-medoids")
+        rows, fits = _frontier_one_split(family, columns, X, names, config, seed, say)
+        rows_out += rows
+        fitted.update(fits)
     return pd.DataFrame(rows_out), fitted
+
+
+def _frontier_one_split(family: GameFamily, columns: dict, X: np.ndarray, names, config: RuleSetConfig,
+                        seed: int, say) -> tuple[list[dict], dict]:
+    """The frontier rows and fitted models of one train/test split (see :func:`rule_frontier`)."""
+    split = split_games(X.shape[0], config.test_fraction, seed)
+    train, test = split.train, split.test
+    fitter = LeafFitter(family, columns, config.max_fit_games, seed)
+    strategies = fitter.strategies()
+    test_cols = {k: v[test] for k, v in columns.items()}
+    train_cols = {k: v[train] for k, v in columns.items()}
+    rows_out, fitted = [], {}
+
+    def record(method, kind, k, test_pred, train_pred):
+        rows_out.append({"seed": seed, "method": method, "leaf_kind": kind, "n_leaves": k,
+                         "test_exploitability": float(family.exploitability(test_cols, test_pred).mean()),
+                         "train_exploitability": float(family.exploitability(train_cols, train_pred).mean()),
+                         "n_train": train.size, "n_test": test.size})
+
+    def score(rows, strat):
+        cols = {k: v[train[rows]] for k, v in columns.items()}
+        return family.exploitability(cols, np.broadcast_to(strat, (rows.size, *strat.shape)))
+
+    # trees
+    cart = grow_cart_tree(X[train], strategies[train], config.max_leaves, names, random_state=seed)
+    say(f"seed {seed}: CART tree grown")
+    grown = grow_exploitability_tree(
+        X[train], lambda r: fitter("optimal", train[r]), lambda r: fitter("mean", train[r]), score,
+        config.max_leaves, names, config.n_thresholds, config.n_fit, config.n_score, config.n_screen,
+        config.min_leaf, random_state=seed)
+    say(f"seed {seed}: exploitability tree grown")
+    for method, tree in (("CART tree", cart), ("exploitability tree", grown)):
+        fitted[(seed, method)] = (tree, train)
+        for kind in LEAF_KINDS:
+            for k in range(1, tree.max_leaves + 1):
+                rs = RuleSet.fit(tree, k, X[train], train, kind, fitter)
+                record(method, kind, k, rs.predict(X[test]), rs.predict(X[train]))
+            say(f"seed {seed}: {method}, {kind} leaves")
+    # k-medoids
+    for k in range(1, config.max_leaves + 1):
+        km = EMDKMedoids(k, max_samples=config.kmedoids_max_samples, random_state=seed).fit(
+            X[train], strategies[train])
+        fitted[(seed, f"k-medoids k={k}")] = (km, train)
+        lab_train, lab_test = km.labels_, km.predict_cluster(X[test])
+        for kind in LEAF_KINDS:
+            if kind == "medoid":
+                per = km.medoid_targets_
+            else:
+                per = np.stack([fitter(kind, train[lab_train == c]) if np.any(lab_train == c)
+                                else km.medoid_targets_[c] for c in range(k)])
+            record("k-medoids", kind, k, per[lab_test], per[lab_train])
+    say(f"seed {seed}: k-medoids")
+    return rows_out, fitted
 
 
 def summarise_frontier(frontier: pd.DataFrame) -> pd.DataFrame:

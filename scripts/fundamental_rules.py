@@ -32,7 +32,7 @@ from rulelearn.experiment import split_games
 from rulelearn.rules import Condition
 
 ROOT = Path(__file__).resolve().parents[1]
-_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.S)
+_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOTALL)
 
 
 def write_blocks(path: Path, blocks: dict[str, str]) -> None:

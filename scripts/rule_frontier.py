@@ -27,11 +27,18 @@ import numpy as np
 import pandas as pd
 
 from rulelearn.database import SolutionDatabase
-from rulelearn.ruleset import LEAF_KINDS, RuleSet, RuleSetConfig, LeafFitter, rule_frontier, summarise_frontier
 from rulelearn.rules import describe_strategy
+from rulelearn.ruleset import (
+    LEAF_KINDS,
+    LeafFitter,
+    RuleSet,
+    RuleSetConfig,
+    rule_frontier,
+    summarise_frontier,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.S)
+_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOTALL)
 METHODS = ("k-medoids", "CART tree", "exploitability tree")
 
 
@@ -39,7 +46,7 @@ def write_blocks(path: Path, blocks: dict[str, str]) -> None:
     """Replace the ``<!--block:key-->`` ... ``<!--/block:key-->`` sections of ``path`` named in ``blocks``;
     blocks the file does not mark yet are appended."""
     doc = path.read_text() if path.exists() else "# Rules\n"
-    for key, text in blocks.items():
+    for key in blocks:
         if f"<!--block:{key}-->" not in doc:
             doc = doc.rstrip("\n") + f"\n\n<!--block:{key}-->\n<!--/block:{key}-->\n"
     doc = _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)].rstrip("\n") + "\n" + m.group(4)
@@ -61,26 +68,25 @@ def frontier_table(summary: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def acceptance(frontier: pd.DataFrame, k: int) -> tuple[str, dict]:
+def acceptance(frontier: pd.DataFrame, k: int) -> str:
     """Optimal leaves (both trees) against the paper's k-medoids rule set with ``k`` medoids, per split."""
     def per_seed(method, kind):
         r = frontier[(frontier.method == method) & (frontier.leaf_kind == kind) & (frontier.n_leaves == k)]
         return r.set_index("seed")["test_exploitability"]
 
     base = per_seed("k-medoids", "medoid")
-    lines = [f"| rule set ({k} leaves) | mean held-out exploitability (chips) | improvement over {k} medoids: "
-             "mean ± std (min .. max) over splits |", "|---|---:|---:|",
+    title = (f"| rule set ({k} leaves) | mean held-out exploitability (chips) | improvement over {k} medoids: "
+             "mean ± std (min .. max) over splits |")
+    lines = [title, "|---|---:|---:|",
              f"| k-medoids, medoid strategies (the paper) | {base.mean():.4f} ± {base.std():.4f} | |"]
-    numbers = {}
     for method, kind in (("exploitability tree", "optimal"), ("CART tree", "optimal"), ("k-medoids", "optimal"),
                          ("k-medoids", "mean"), ("CART tree", "mean")):
         s = per_seed(method, kind)
         d = (base - s).dropna()
         lines.append(f"| {method}, {kind} strategies | {s.mean():.4f} ± {s.std():.4f} | "
                      f"{d.mean():.4f} ± {d.std():.4f} ({d.min():.4f} .. {d.max():.4f}) |")
-        numbers[(method, kind)] = d
     n_seeds = base.size
-    return "\n".join(lines) + f"\n\n{n_seeds} train/test splits (seeds {', '.join(map(str, base.index))}).\n", numbers
+    return "\n".join(lines) + f"\n\n{n_seeds} train/test splits (seeds {', '.join(map(str, base.index))}).\n"
 
 
 def plot_frontier(summary: pd.DataFrame, path: Path) -> None:
@@ -161,7 +167,7 @@ def main(argv=None) -> int:
     summary.to_csv(out / "frontier_summary.csv", index=False)
     plot_frontier(summary, Path(args.figure))
     k = min(args.acceptance_leaves, args.max_leaves)
-    acc_text, numbers = acceptance(frontier, k)
+    acc_text = acceptance(frontier, k)
     table = frontier_table(summary)
     print(table)
     print(acc_text)

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from games.betgame.best_response import _as_batch, _p2_best_response_kernel, _dummy
+from games.betgame.best_response import _as_batch, _dummy, _p2_best_response_kernel
 from games.betgame.rules import DEFAULT_GAME, BetGame
 
-__all__ = ["GroupStrategy", "optimal_group_strategy", "group_exploitability", "GROUP_LP_TOLERANCE"]
+__all__ = ["GROUP_LP_TOLERANCE", "GroupStrategy", "group_exploitability", "optimal_group_strategy"]
 
 #: Largest accepted difference (chips) between the LP optimum and the closed-form mean exploitability of the
 #: returned strategy; a solve above it is repeated with tighter tolerances, then reported as not verified.
