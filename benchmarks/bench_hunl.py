@@ -43,13 +43,16 @@ def _run(name: str, algorithm: str, iterations: int, check_every: int, queue) ->
     game = HoldemEndgame(e.board, e.normalised_reach(), pot=e.pot, stack=e.stack_remaining,
                          bet_sizes=LIBRATUS_SIZES, raise_cap=1000, big_blind=e.big_blind)
     setup = time.perf_counter() - t0
+    cpu0 = time.process_time()
     sol = solve_endgame(game, algorithm, iterations=iterations, check_every=check_every)
+    cpu = time.process_time() - cpu0
     r = sol.result
     queue.put({
         "game": name, "street": e.street, "algorithm": algorithm, "pot": e.pot, "nodes": int(game.tree.n_nodes),
         "hands": list(game.num_hands), "setup_s": setup, "iterations": r.log_iterations.tolist(),
         "exploitability": r.log_exploitability.tolist(), "seconds": r.log_seconds.tolist(),
         "peak_memory_mb": sol.peak_memory_mb, "memory_estimate_mb": sol.memory_estimate_mb,
+        "cpu_s": cpu,
     })
 
 
@@ -107,8 +110,8 @@ def main(argv=None) -> None:
         args.json.write_text(json.dumps(logs))
 
     rows = ["| endgame | street | nodes | hands | algorithm | expl. @100 (bb/hand, % pot) | time @100 | "
-            "expl. @1000 (bb/hand, % pot) | time @1000 | target | time to target | peak memory |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "expl. @1000 (bb/hand, % pot) | time @1000 | target | time to target | CPU time, whole run | peak memory |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for log in logs:
         e1, s1, _ = _at(log, 100)
         e2, s2, _ = _at(log, 1000)
@@ -120,7 +123,8 @@ def main(argv=None) -> None:
             f"| {log['game']} | {log['street']} | {log['nodes']:,} | {log['hands'][0]} x {log['hands'][1]} | "
             f"{log['algorithm']} | {e1 / 100:.4f}, {100 * e1 / log['pot']:.3f}% | {s1:.1f} s | "
             f"{e2 / 100:.4f}, {100 * e2 / log['pot']:.4f}% | {s2:.1f} s | {pct}% | {reach} | "
-            f"{log['peak_memory_mb']:,.0f} MiB |")
+            + (f"{log['cpu_s']:.1f} s / {log['seconds'][-1]:.1f} s wall |" if "cpu_s" in log else "n/a |")
+            + f" {log['peak_memory_mb']:,.0f} MiB |")
     body = "\n".join([
         START,
         "## HUNL endgame solver (Libratus endgames)",
