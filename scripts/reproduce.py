@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -55,9 +57,11 @@ def markdown_table(df: pd.DataFrame, formats: dict[str, str] | None = None) -> s
     head = "| " + " | ".join(map(str, df.columns)) + " |"
     sep = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in df.columns) + "|"
     lines = [head, sep]
-    for _, row in df.iterrows():
-        cells = ["" if pd.isna(row[c]) else format(row[c], formats[c]) if c in formats else str(row[c])
-                 for c in df.columns]
+    for i in range(len(df)):
+        cells = []
+        for c in df.columns:
+            x = df[c].iloc[i]
+            cells.append("" if pd.isna(x) else format(x, formats[c]) if c in formats else str(x))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -123,6 +127,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--doc", default="docs/REPRODUCTION.md", help="the doc whose marked numbers are rewritten")
     p.add_argument("--no-doc", action="store_true", help="do not rewrite the doc or the results JSON")
     p.add_argument("--no-external", action="store_true", help="skip the fundamental-rules scripts")
+    p.add_argument("--render-only", action="store_true",
+                   help="only rewrite the doc from the last run's <out>/results.pkl (no experiments)")
     return p.parse_args(argv)
 
 
@@ -133,8 +139,12 @@ def main(argv=None) -> int:
     from rulelearn import plots
     from rulelearn.database import SolutionDatabase
     from rulelearn.family import load_family
-    from rulelearn.rules import describe_strategy
 
+    if args.render_only:
+        with open(Path(args.out) / "results.pkl", "rb") as fh:
+            write_doc(pickle.load(fh), args)
+        print(f"rewrote {args.doc} and {args.results} from {Path(args.out) / 'results.pkl'}")
+        return 0
     t_start = time.perf_counter()
     st = Stages()
     out, figs = Path(args.out), Path(args.figures)
@@ -225,39 +235,97 @@ def main(argv=None) -> int:
 
     # --- numbers for the doc ----------------------------------------------------------------------------------
     total = time.perf_counter() - t_start
+    from rulelearn.distance import input_emd
+    from rulelearn.distributions import pmf_to_cdf
+
+    # generating distributions (Algorithm 4) vs the deal's marginals (what the features are)
+    gen = np.concatenate([pmf_to_cdf(columns["pmf1"]), pmf_to_cdf(columns["pmf2"])], axis=1)
+    gap = input_emd(gen, pmf_to_cdf(family.ranges(columns)).reshape(len(gen), -1))
+    res = Results(
+        games=args.games, n_all=n_all, seconds=dict(st.seconds), cpu=dict(st.cpu), total=total, report=report,
+        sweep=sweep, table1=table1, knn=knn, knn_big=knn_big, km_small=km_small, km_big=km_big, mt=mt,
+        mt_small=mt_small, fig5=fig5, n_tree=(len(tree_split.train), len(tree_split.test)),
+        n_table=(len(table_split.train), len(table_split.test)), n_full=(len(split.train), len(split.test)),
+        external=external, gap_mean=float(gap.mean()), gap_max=float(gap.max()),
+        load_average=tuple(os.getloadavg()), table_depth=args.table_depth)
+    with open(out / "results.pkl", "wb") as fh:
+        pickle.dump(res, fh)
     if args.no_doc:
-        print(f"done in {total:.0f} s (doc not rewritten)")
+        print(f"done in {total:.0f} s (doc not rewritten; results in {out / 'results.pkl'})")
         return 0
-    values, blocks = collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_small, km_big, mt,
-                             mt_small, tree_split, table_split, split, family, describe_strategy, external, fig5,
-                             columns)
-    Path(args.results).write_text(json.dumps({"values": values, "stage_seconds": st.seconds, "stage_cpu_seconds": st.cpu},
-                                             indent=1) + "\n")
-    doc = Path(args.doc)
-    doc.write_text(render(doc.read_text(), values, blocks))
-    print(f"done in {total:.0f} s; rewrote {doc} and {args.results}")
+    write_doc(res, args)
+    print(f"done in {total:.0f} s; rewrote {args.doc} and {args.results}")
     return 0
 
 
+@dataclass(frozen=True)
+class Results:
+    """Everything the doc is written from (pickled to ``<out>/results.pkl`` for ``--render-only``)."""
+
+    games: int
+    n_all: int
+    seconds: dict
+    cpu: dict
+    total: float
+    report: object
+    sweep: pd.DataFrame
+    table1: pd.DataFrame
+    knn: pd.DataFrame
+    knn_big: pd.DataFrame
+    km_small: pd.DataFrame
+    km_big: pd.DataFrame
+    mt: object
+    mt_small: object
+    fig5: object
+    n_tree: tuple
+    n_table: tuple
+    n_full: tuple
+    external: dict
+    gap_mean: float
+    gap_max: float
+    load_average: tuple
+    table_depth: int
+
+
+def write_doc(res: Results, args) -> None:
+    """Rewrite the doc's marked numbers and tables, and the results JSON, from ``res``."""
+    values, blocks = collect(res)
+    Path(args.results).write_text(json.dumps({"values": values, "stage_seconds": res.seconds,
+                                              "stage_cpu_seconds": res.cpu}, indent=1) + "\n")
+    doc = Path(args.doc)
+    doc.write_text(render(doc.read_text(), values, blocks))
+
+
+def _threshold(x: float) -> str:
+    """4 decimals, or 6 just below 1 (a cdf threshold that separates the top card)."""
+    return f"{x:.6f}" if 0.9999 < x < 1 else f"{x:.4f}"
+
+
 def _condition(c) -> str:
-    lo = "" if c.lower is None else f"{c.lower:.4f} < "
-    hi = "" if c.upper is None else f" <= {c.upper:.4f}"
+    lo = "" if c.lower is None else f"{_threshold(c.lower)} < "
+    hi = "" if c.upper is None else f" <= {_threshold(c.upper)}"
     return f"{lo}{c.name}{hi}"
 
 
-def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_small, km_big, mt, mt_small,
-            tree_split, table_split, split, family, describe_strategy, external, fig5, columns):
+def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown)."""
+    from rulelearn.family import load_family
+    from rulelearn.rules import describe_strategy
+
+    family = load_family("betgame")
+    sweep, table1, knn, knn_big, km_small, km_big = (res.sweep, res.table1, res.knn, res.knn_big, res.km_small,
+                                                       res.km_big)
+    mt, mt_small, fig5, report, n_all = res.mt, res.mt_small, res.fig5, res.report, res.n_all
     v: dict[str, str] = {}
     b: dict[str, str] = {}
     f4 = "{:.4f}".format
     f3 = "{:.3f}".format
     v["n_games"] = f"{n_all:,}"
-    v["tree_train"], v["tree_test"] = f"{len(tree_split.train):,}", f"{len(tree_split.test):,}"
-    v["table_train"], v["table_test"] = f"{len(table_split.train):,}", f"{len(table_split.test):,}"
-    v["full_train"], v["full_test"] = f"{len(split.train):,}", f"{len(split.test):,}"
-    v["table_depth"] = str(args.table_depth)
-    v["total_minutes"] = f"{total / 60:.1f}"
+    v["tree_train"], v["tree_test"] = (f"{n:,}" for n in res.n_tree)
+    v["table_train"], v["table_test"] = (f"{n:,}" for n in res.n_table)
+    v["full_train"], v["full_test"] = (f"{n:,}" for n in res.n_full)
+    v["table_depth"] = str(res.table_depth)
+    v["total_minutes"] = f"{res.total / 60:.1f}"
     if report.n_solved:
         v["db_note"] = (f"This run generated the database: it solved {report.n_solved:,} games in "
                         f"{report.seconds:.0f} s ({report.games_per_second:.0f} games/s on {report.workers} workers)")
@@ -265,21 +333,14 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
         v["db_note"] = "This run reused a stored database, so its first stage only checked the shards"
 
     # stage times
-    rows = [{"stage": k, "wall time (s)": s, "CPU time (s)": st.cpu[k]} for k, s in st.seconds.items()]
-    rows.append({"stage": "total", "wall time (s)": total, "CPU time (s)": sum(st.cpu.values())})
+    rows = [{"stage": k, "wall time (s)": s, "CPU time (s)": res.cpu[k]} for k, s in res.seconds.items()]
+    rows.append({"stage": "total", "wall time (s)": res.total, "CPU time (s)": sum(res.cpu.values())})
     b["stages"] = markdown_table(pd.DataFrame(rows), {"wall time (s)": ".0f", "CPU time (s)": ".0f"})
-    v["total_cpu_minutes"] = f"{sum(st.cpu.values()) / 60:.1f}"
-    v["load_average"] = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    v["total_cpu_minutes"] = f"{sum(res.cpu.values()) / 60:.1f}"
+    v["load_average"] = ", ".join(f"{x:.1f}" for x in res.load_average)
 
-    # generating distributions (Algorithm 4) vs the deal's marginals (what the features are)
-    from rulelearn.distance import input_emd
-    from rulelearn.distributions import pmf_to_cdf
-
-    gen = np.concatenate([pmf_to_cdf(columns["pmf1"]), pmf_to_cdf(columns["pmf2"])], axis=1)
-    marg = pmf_to_cdf(family.ranges(columns)).reshape(len(gen), -1)
-    gap = input_emd(gen, marg)
-    v["gen_marginal_emd"], v["gen_marginal_emd_max"] = f"{gap.mean():.4f}", f"{gap.max():.4f}"
-    v["verified_dropped"] = f"{args.games - n_all:,}"
+    v["gen_marginal_emd"], v["gen_marginal_emd_max"] = f"{res.gap_mean:.4f}", f"{res.gap_max:.4f}"
+    v["verified_dropped"] = f"{res.games - n_all:,}"
 
     # depth sweep
     d5 = sweep[sweep["depth"] == 5].sort_values("number")
@@ -332,11 +393,23 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     pairs = sweep[sweep["number"].isin([1, 3, 5, 7, 9])].set_index(["number", "depth"])["emd"]
     other = sweep.set_index(["number", "depth"])["emd"]
     wins = [pairs.loc[(n, d)] < other.loc[(n + 1, d)] for n, d in pairs.index if (n + 1, d) in other.index]
+    emd = sweep.pivot(index="depth", columns="number", values="emd")
+    expl = sweep.pivot(index="depth", columns="number", values="exploitability")
+
+    def from_depth(mask) -> str:
+        """The first depth from which ``mask`` holds at every deeper depth."""
+        ok = mask.to_numpy()
+        tail = np.flatnonzero(~ok)
+        first = 0 if not len(tail) else tail[-1] + 1
+        return str(int(mask.index[first])) if first < len(ok) else "never"
+
+    v["card_beats_whole_from"] = from_depth(emd[[3, 4, 5, 6]].min(axis=1) < emd[[1, 2]].min(axis=1))
+    v["single_worst_from"] = from_depth(expl[[7, 8, 9, 10]].min(axis=1) > expl[[1, 2, 3, 4, 5, 6]].max(axis=1))
     v["tree_cdf_beats_pdf"] = f"{np.mean(wins):.0%}"
     v["tree_cdf_beats_pdf_n"] = str(len(wins))
 
     # Figure 5
-    v["f5_root"] = f"{fig5.root_feature} <= {fig5.root_threshold:.4f}"
+    v["f5_root"] = f"{fig5.root_feature} <= {_threshold(fig5.root_threshold)}"
     v["f5_emd"], v["f5_expl"] = f4(fig5.emd), f4(fig5.exploitability)
     v["f5_rows"] = f"{fig5.n_rows:,}"
     sizes = [float(r.strategy) for r in fig5.rules]
@@ -365,6 +438,11 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     for col in ("emd", "r2", "r2_pooled", "emd_paper_tree", "r2_paper_tree", "train_emd", "emd_of_means"):
         v[f"t1_{col}_min"] = f"{t1[col].min():.4f}"
         v[f"t1_{col}_max"] = f"{t1[col].max():.4f}"
+    card = t1[t1["number"] >= 3]
+    for col in ("r2", "r2_paper_tree"):
+        v[f"t1_{col}_card_min"], v[f"t1_{col}_card_max"] = f"{card[col].min():.3f}", f"{card[col].max():.3f}"
+        v[f"t1_{col}_whole"] = ", ".join(f"{x:.2f}" for x in t1[t1["number"] <= 2][col])
+    v["t1_ours_beats_paper"] = f"{int((t1['emd'] < t1['emd_paper_tree']).sum())} of {len(t1)}"
     v["t1_best"] = t1.loc[t1["emd"].idxmin(), "representation"]
     v["t1_best_paper_tree"] = t1.loc[t1["emd_paper_tree"].idxmin(), "representation"]
 
@@ -373,7 +451,7 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
     mean, lo, hi = g.mean(), g.min(), g.max()
     tab = mean.reset_index().pivot(index="train_fraction", columns="variant", values="emd")
     tab = tab[[c for c in knn["variant"].unique()]].reset_index()
-    b["knn_fraction"] = markdown_table(tab, {c: ".4f" for c in tab.columns})
+    b["knn_fraction"] = markdown_table(tab, {**{c: ".4f" for c in tab.columns[1:]}, "train_fraction": ".2f"})
     for var in knn["variant"].unique():
         key = var.replace("-", "_")
         for fr in (0.1, 0.5, 0.9):
@@ -425,24 +503,24 @@ def collect(args, st, total, n_all, report, sweep, table1, knn, knn_big, km_smal
         for k in (5, 10, 15):
             if (feat, k) in kmean.index:
                 v[f"km_small_{feat}_{k}_emd"] = f4(kmean.loc[(feat, k), "emd"])
-    v["km_max_samples"] = f"{min(len(split.train), 10_000):,}"
+    v["km_max_samples"] = f"{min(res.n_full[0], 10_000):,}"
 
     # medoid tree
-    for tag, res in (("mt", mt), ("mts", mt_small)):
-        v[f"{tag}_depth"], v[f"{tag}_leaves"] = str(res.depth), str(res.leaves)
-        v[f"{tag}_emd"], v[f"{tag}_expl"] = f4(res.emd), f4(res.exploitability)
-        v[f"{tag}_emd_near"], v[f"{tag}_expl_near"] = f4(res.emd_nearest_medoid), f4(res.exploitability_nearest_medoid)
-        v[f"{tag}_agree"] = f"{res.agreement:.0%}"
-        v[f"{tag}_emd_first"], v[f"{tag}_r2_first"] = f4(res.emd_first), f"{res.r2_first:.2f}"
-        v[f"{tag}_n_features"] = str(len(res.split_features))
-        v[f"{tag}_n_test"] = f"{res.n_test:,}"
+    for tag, m_ in (("mt", mt), ("mts", mt_small)):
+        v[f"{tag}_depth"], v[f"{tag}_leaves"] = str(m_.depth), str(m_.leaves)
+        v[f"{tag}_emd"], v[f"{tag}_expl"] = f4(m_.emd), f4(m_.exploitability)
+        v[f"{tag}_emd_near"], v[f"{tag}_expl_near"] = f4(m_.emd_nearest_medoid), f4(m_.exploitability_nearest_medoid)
+        v[f"{tag}_agree"] = f"{m_.agreement:.0%}"
+        v[f"{tag}_emd_first"], v[f"{tag}_r2_first"] = f4(m_.emd_first), f"{m_.r2_first:.2f}"
+        v[f"{tag}_n_features"] = str(len(m_.split_features))
+        v[f"{tag}_n_test"] = f"{m_.n_test:,}"
     labels, values_, hands = list(family.action_labels), list(family.action_values), list(family.hand_labels)
     lines = []
     for rule in mt.model.rules():
         cond = " and ".join(str(c) for c in rule.conditions) or "always"
         lines.append(f"- if {cond}: {describe_strategy(rule.strategy, labels, hands, action_values=values_)}")
     b["medoid_rules"] = "\n".join(lines) + "\n"
-    b["external"] = ("\n".join(f"- `scripts/{name}`: exit code {code}" for name, code in external.items())
+    b["external"] = ("\n".join(f"- `scripts/{name}`: exit code {code}" for name, code in res.external.items())
                      or "- (the fundamental-rules scripts were not found or were skipped in this run)") + "\n"
     return v, b
 
