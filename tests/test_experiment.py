@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ def _reproduce_module():
     path = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
     spec = importlib.util.spec_from_file_location("reproduce_script", path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is created
     spec.loader.exec_module(mod)
     return mod
 
