@@ -180,7 +180,8 @@ def _node_stats(xs0, noff, cls, y, yval, yoff, incl, weights):
 
 @njit(cache=True)
 def _search_item(a, f, xval, xs, noff, cls, frac_ptr, frac_out, frac_val, frac_rank, yval, yoff, c0n, c1n, sum_n,
-                 weights, min_leaf, valid, member, base, lptr, lbn, lbs, rptr, rbn, rbs, lc0, lc1, lsf, part, flag):
+                 weights, min_leaf, valid, member, base, lptr, lbn, lbs, rptr, rbn, rbs, lc0, lc1, lsf, part, flag,
+                 odd_list):
     """Best threshold of feature f in node a by the weighted L1 of the two children: (loss, position, threshold).
 
     The remaining arguments are scratch arrays, reused across items.
@@ -262,42 +263,45 @@ def _search_item(a, f, xval, xs, noff, cls, frac_ptr, frac_out, frac_val, frac_r
                 part[o] = 0.0 if odd else w[o] * (left + right)
                 flag[o] = odd
                 n_odd += np.int32(odd)
-            # eight running sums (a fixed order: deterministic, and no serial dependency chain)
-            acc = np.zeros(8)
-            for o0 in range(0, n_out - 7, 8):
-                for u in range(8):
-                    acc[u] += part[o0 + u]
-            total = 0.0
-            for u in range(8):
-                total += acc[u]
-            for o in range(n_out - n_out % 8, n_out):
+            # four running sums (a fixed order: deterministic, and no serial dependency chain)
+            t0 = t1 = t2 = t3 = 0.0
+            for o in range(0, n_out - 3, 4):
+                t0 += part[o]
+                t1 += part[o + 1]
+                t2 += part[o + 2]
+                t3 += part[o + 3]
+            total = (t0 + t1) + (t2 + t3)
+            for o in range(n_out - n_out % 4, n_out):
                 total += part[o]
-            if n_odd:  # outputs with a fractional median on either side
-                for o in range(n_out):
-                    if not flag[o]:
-                        continue
-                    l0 = lc0[o]
-                    l1 = lc1[o]
-                    r0 = big_c0[o] - l0
-                    r1 = big_c1[o] - l1
-                    s = l1 + lsf[o]
-                    rs = big_s[o] - s
-                    y0 = yoff[o, a]
-                    if k < l0:
-                        left = s
-                    elif l1 >= top_l:
-                        left = fnl - s
-                    else:
-                        m = _move_to(k - l0, member, lptr, lbn, lbs, o, base[o], yval, y0, 1)
-                        left = _deviation(nl, k, m, lbs[o], s)
-                    if kr < r0:
-                        right = rs
-                    elif r1 >= top_r:
-                        right = fnr - rs
-                    else:
-                        m = _move_to(kr - r0, member, rptr, rbn, rbs, o, base[o], yval, y0, 0)
-                        right = _deviation(nr, kr, m, rbs[o], rs)
-                    total += w[o] * (left + right)
+            if n_odd:
+                n_odd = 0
+                for o in range(n_out):  # branch-free compaction of the outputs with a fractional median
+                    odd_list[n_odd] = o
+                    n_odd += np.int32(flag[o])
+            for q in range(n_odd):  # outputs with a fractional median on either side
+                o = odd_list[q]
+                l0 = lc0[o]
+                l1 = lc1[o]
+                r0 = big_c0[o] - l0
+                r1 = big_c1[o] - l1
+                s = l1 + lsf[o]
+                rs = big_s[o] - s
+                y0 = yoff[o, a]
+                if k < l0:
+                    left = s
+                elif l1 >= top_l:
+                    left = fnl - s
+                else:
+                    m = _move_to(k - l0, member, lptr, lbn, lbs, o, base[o], yval, y0, 1)
+                    left = _deviation(nl, k, m, lbs[o], s)
+                if kr < r0:
+                    right = rs
+                elif r1 >= top_r:
+                    right = fnr - rs
+                else:
+                    m = _move_to(kr - r0, member, rptr, rbn, rbs, o, base[o], yval, y0, 0)
+                    right = _deviation(nr, kr, m, rbs[o], rs)
+                total += w[o] * (left + right)
             if total < best:
                 best = total
                 best_p = p
@@ -342,11 +346,12 @@ def _split_search(xval, xs, noff, item_node, item_feat, cls, frac_ptr, frac_out,
         lsf = np.empty(n_out)
         part = np.empty(n_out)
         flag = np.empty(n_out, dtype=np.bool_)
+        odd_list = np.empty(n_out, dtype=np.int64)
         for it in range(lo, hi):
             loss, pos, thr = _search_item(item_node[it], item_feat[it], xval, xs, noff, cls, frac_ptr, frac_out,
                                           frac_val, frac_rank, yval, yoff, c0n, c1n, sum_n, weights, min_leaf,
                                           valid, member, base, lptr, lbn, lbs, rptr, rbn, rbs, lc0, lc1, lsf,
-                                          part, flag)
+                                          part, flag, odd_list)
             out_loss[it] = loss
             out_pos[it] = pos
             out_thr[it] = thr
@@ -469,28 +474,20 @@ def _grow(x: np.ndarray, y: np.ndarray, weights: np.ndarray, max_depth: int | No
     # each row's outputs with a fractional target (static) and their rank in the node (per level), as CSR
     frac_ptr = np.concatenate([[0], np.cumsum(frac.sum(axis=1))]).astype(np.int64)
     frac_rows, frac_out = np.nonzero(frac)
+    frac_rows = frac_rows.astype(np.int32)
     frac_out = frac_out.astype(np.int32)
-    frac_rank = np.empty(frac_out.size, dtype=np.int32)
-    csr_index = np.full((n, n_out), -1, dtype=np.int64)
-    csr_index[frac_rows, frac_out] = np.arange(frac_out.size)
-    # root: every output's fractional entries sorted by value, every feature's order
-    flat_parts, counts = [], np.zeros(n_out, dtype=np.int64)
-    for o in range(n_out):  # one sort per output (not per game)
-        idx = np.flatnonzero(frac[:, o]).astype(np.int32)
-        idx = idx[np.argsort(y[idx, o], kind="stable")]
-        frac_rank[csr_index[idx, o]] = np.arange(idx.size, dtype=np.int32)
-        flat_parts.append(idx)
-        counts[o] = idx.size
-    yflat = np.concatenate(flat_parts)
-    owner = np.repeat(np.arange(n_out), counts)
-    yval = y[yflat, owner]
-    yq = csr_index[yflat, owner]
-    del csr_index
+    frac_val = y[frac_rows, frac_out]
+    # root: every output's fractional entries sorted by value (ties by row), as positions in the CSR
+    yq = np.lexsort((frac_val, frac_out)).astype(np.int64)
+    counts = np.bincount(frac_out, minlength=n_out).astype(np.int64)
     ystart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    yflat = frac_rows[yq]
+    yval = frac_val[yq]
+    frac_rank = np.empty(frac_out.size, dtype=np.int32)
+    frac_rank[yq] = (np.arange(yq.size) - np.repeat(ystart[:-1], counts)).astype(np.int32)
     yoff = np.stack([ystart[:-1], ystart[1:]], axis=1)
     xs = np.ascontiguousarray(np.argsort(x, axis=0, kind="stable").T.astype(np.int32))
     xval = np.ascontiguousarray(np.take_along_axis(x.T, xs, axis=1))
-    frac_val = y[frac_rows, frac_out]
     noff = np.array([0, n], dtype=np.int64)
 
     nodes = {k: [] for k in ("feature", "threshold", "value", "impurity", "n", "left", "right", "depth")}
