@@ -433,6 +433,7 @@ def _one_table_row(family, columns, split, number, rep, depth, seed) -> dict:
         "r2_pooled": _r2(pred, truth, per_hand, "variance_weighted"),
         "emd_paper_tree": s_paper["emd"], "r2_paper_tree": _r2(raw, truth, per_hand),
         "exploitability_paper_tree": s_paper["exploitability"],
+        "r2_train_paper_tree": float(paper.score(tr.X, tr.Y.reshape(tr.Y.shape[0], -1))),
         "train_emd": float(np.mean(output_emd(train_pred, train_truth))),
         "emd_of_means": float(output_emd(pred.mean(0), truth.mean(0))),
     }
@@ -463,8 +464,9 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
     -------
     pandas.DataFrame
         One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2`` (uniform average
-        over outputs, scikit-learn's ``score``), ``r2_pooled`` (variance-weighted), ``exploitability`` (ours, chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``,
-        ``train_emd``, ``emd_of_means``.
+        over outputs, scikit-learn's ``score``), ``r2_pooled`` (variance-weighted), ``exploitability`` (ours,
+        chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``, ``r2_train_paper_tree``
+        (the paper tree's ``score`` on its training rows), ``train_emd``, ``emd_of_means``.
 
     Raises
     ------

@@ -297,8 +297,8 @@ def write_doc(res: Results, args) -> None:
 
 
 def _threshold(x: float) -> str:
-    """4 decimals, or 6 just below 1 (a cdf threshold that separates the top card)."""
-    return f"{x:.6f}" if 0.9999 < x < 1 else f"{x:.4f}"
+    """4 decimals, or 10 significant digits just below 1 (a cdf threshold that separates the top card)."""
+    return f"{x:.10g}" if 0.9999 < x < 1 else f"{x:.4f}"
 
 
 def _condition(c) -> str:
@@ -439,7 +439,7 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
         v[f"t1_{col}_min"] = f"{t1[col].min():.4f}"
         v[f"t1_{col}_max"] = f"{t1[col].max():.4f}"
     card = t1[t1["number"] >= 3]
-    for col in ("r2", "r2_paper_tree"):
+    for col in ("r2", "r2_paper_tree", "r2_train_paper_tree"):
         v[f"t1_{col}_card_min"], v[f"t1_{col}_card_max"] = f"{card[col].min():.3f}", f"{card[col].max():.3f}"
         v[f"t1_{col}_whole"] = ", ".join(f"{x:.2f}" for x in t1[t1["number"] <= 2][col])
     v["t1_ours_beats_paper"] = f"{int((t1['emd'] < t1['emd_paper_tree']).sum())} of {len(t1)}"
