@@ -7,7 +7,8 @@ functions:
   :func:`format_scores`;
 * the reproduction of Ganzfried & Yusuf (2017), driven by ``scripts/reproduce.py``:
 
-  - :func:`tree_sweep`, trees of depth 3-20 for every representation (*Games* 8(4), Section 4, Figures 4 and 6),
+  - :func:`tree_sweep`, trees of depth 3-20 for every representation (*Games* 8(4), Section 4, Figures 4
+    and 6),
     from one deep tree per representation truncated at each depth (:func:`predict_by_depth`);
   - :func:`tree_table`, the AAAI-W Table 1 (test EMD and the R^2 "score" at one depth);
   - :func:`knn_fraction_curve` and :func:`knn_learning_curve`, 1-NN error against the training fraction
@@ -17,8 +18,8 @@ functions:
   - :func:`medoid_tree`, the decision tree on the cluster medoids (AAAI-W Section 4.4, Figure 16);
   - :func:`bet_size_tree`, the depth-4 tree on one sampled bet size (*Games*, Figure 5).
 
-Every score is the mean output EMD (Algorithm 2, in ``[0, 1]``) and player 1's exploitability (chips; the pot is
-1 chip) on held-out games. Tables are :class:`pandas.DataFrame`, one row per (learner, setting).
+Every score is the mean output EMD (Algorithm 2, in ``[0, 1]``) and player 1's exploitability (chips; the pot
+is 1 chip) on held-out games. Tables are :class:`pandas.DataFrame`, one row per (learner, setting).
 """
 
 from __future__ import annotations
@@ -39,29 +40,29 @@ from rulelearn.representations import PAPER_REPRESENTATIONS, REPRESENTATIONS, Re
 from rulelearn.scoring import PolicyScore, score_policy
 
 __all__ = [
-    "LearnerSpec",
-    "Split",
-    "split_games",
-    "default_learners",
-    "evaluate",
-    "depth_curve",
-    "format_scores",
     "ALL_REPRESENTATIONS",
     "EMD_METRICS",
-    "numbered_representations",
-    "single_bet",
+    "BetSizeTree",
     "DepthSlice",
-    "predict_by_depth",
-    "tree_sweep",
-    "tree_table",
-    "knn_fraction_curve",
-    "knn_learning_curve",
+    "LearnerSpec",
+    "MedoidTreeResult",
+    "Split",
+    "bet_size_tree",
+    "default_learners",
+    "depth_curve",
+    "evaluate",
+    "format_scores",
     "kmedoids_errors",
     "kmedoids_paper_scale",
-    "MedoidTreeResult",
-    "BetSizeTree",
-    "bet_size_tree",
+    "knn_fraction_curve",
+    "knn_learning_curve",
     "medoid_tree",
+    "numbered_representations",
+    "predict_by_depth",
+    "single_bet",
+    "split_games",
+    "tree_sweep",
+    "tree_table",
 ]
 
 #: The paper's six representations and the "share of the opponent's range beaten" extension.
@@ -102,7 +103,7 @@ def split_games(n_games: int, test_fraction: float = 0.2, seed: int = 0) -> Spli
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
     perm = np.random.default_rng(seed).permutation(n_games)
-    n_test = int(round(n_games * test_fraction))
+    n_test = round(n_games * test_fraction)
     if n_test == 0 or n_test == n_games:
         raise ValueError(f"{n_games} games cannot be split with test_fraction={test_fraction}")
     return Split(np.sort(perm[n_test:]), np.sort(perm[:n_test]))
@@ -181,13 +182,15 @@ def depth_curve(family: GameFamily, columns: dict, split: Split, depths=range(1,
     """
     reps = dict(enumerate(representations, start=1))
     sweep = tree_sweep(family, columns, split, reps, depths=depths, r2=False)
-    return sweep.rename(columns={"leaves": "rules"})[["representation", "depth", "rules", "emd", "exploitability"]]
+    keep = ["representation", "depth", "rules", "emd", "exploitability"]
+    return sweep.rename(columns={"leaves": "rules"})[keep]
 
 
 def format_scores(scores: list[PolicyScore]) -> str:
     """A fixed-width table: learner, representation, size, EMD, exploitability mean/median/max (chips)."""
     head = (f"{'learner':<44} {'repr.':<13} {'size':>14} {'EMD':>7}   "
-            f"{'exploitability (chips)':>24}\n{'':<44} {'':<13} {'':>14} {'':>7}   {'mean':>8}{'median':>8}{'max':>8}")
+            f"{'exploitability (chips)':>24}\n{'':<44} {'':<13} {'':>14} {'':>7}   "
+            f"{'mean':>8}{'median':>8}{'max':>8}")
     lines = [head, "-" * len(head.splitlines()[0])]
     for s in scores:
         size = f"{s.size} {s.size_unit}"
@@ -196,16 +199,16 @@ def format_scores(scores: list[PolicyScore]) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------------
 # Reproduction of the papers' experiments
-# ---------------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------------
 
 def numbered_representations() -> dict[int, Representation]:
     """The ten representations of *Games* 8(4), Section 4, by the paper's numbers (a copy of
     :data:`rulelearn.representations.REPRESENTATIONS`).
 
-    1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf, and
-    7-10: 3-6 with one bet size sampled from the strategy as the output.
+    1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf,
+    and 7-10: 3-6 with one bet size sampled from the strategy as the output.
 
     Returns
     -------
@@ -258,13 +261,13 @@ class DepthSlice:
 def predict_by_depth(tree: StrategyTree, X, depths) -> list[DepthSlice]:
     """Predictions of a fitted tree cut at each depth, from one pass down the deepest tree.
 
-    Cutting a tree grown to depth ``D`` at depth ``d <= D`` (each node at depth ``d`` becomes a leaf predicting
-    its training mean) gives the tree that :class:`~sklearn.tree.DecisionTreeRegressor` grows with
+    Cutting a tree grown to depth ``D`` at depth ``d <= D`` (each node at depth ``d`` becomes a leaf
+    predicting its training mean) gives the tree that :class:`~sklearn.tree.DecisionTreeRegressor` grows with
     ``max_depth=d``: CART is greedy, so a node's split does not depend on the depth limit below it. The one
     exception is the choice between *equally good* splits, which scikit-learn breaks by a random feature order
     whose draws depend on how many nodes were split before; this changes a few deep, small nodes, not the
-    statistics of the tree (``tests/test_experiment.py`` checks equality at shallow depths and agreement within
-    the seed-to-seed spread at deep ones). It makes the 18 depths of the paper's sweep cost one tree.
+    statistics of the tree (``tests/test_experiment.py`` checks equality with refits at shallow depths, and
+    that every cut node predicts the mean of its training rows). It makes the paper's 18 depths cost one tree.
 
     Parameters
     ----------
@@ -297,7 +300,7 @@ def predict_by_depth(tree: StrategyTree, X, depths) -> list[DepthSlice]:
         pos = ptr[:-1] + np.minimum(d, length - 1)
         node = nodes_on_path[pos]
         # node ids grow along a path (children are numbered after their parent), so position k is depth k
-        if not np.array_equal(node_depth[node], np.minimum(d, length - 1)):  # pragma: no cover - sklearn invariant
+        if not np.array_equal(node_depth[node], np.minimum(d, length - 1)):  # pragma: no cover - invariant
             raise RuntimeError("decision_path did not list nodes by depth")
         n_nodes = int(np.count_nonzero(node_depth <= d))
         n_leaves = int(np.count_nonzero((node_depth == d) | (is_leaf & (node_depth < d))))
@@ -365,11 +368,11 @@ def single_bet(strategies) -> np.ndarray:
 
 def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=None, depths=range(3, 21),
                seed: int = 0, n_jobs: int = 1, r2: bool = True) -> pd.DataFrame:
-    """Test error and exploitability of decision trees by depth, per representation (*Games*, Figures 4 and 6).
+    """Test error and exploitability of trees by depth, per representation (*Games*, Figures 4 and 6).
 
     The paper trains on 64,000 games and tests on 16,000 (80% / 20% of 80,000), depths 3 to 20. For each
-    representation one :class:`~rulelearn.learners.StrategyTree` of the largest depth is grown and cut at every
-    depth (:func:`predict_by_depth`).
+    representation one :class:`~rulelearn.learners.StrategyTree` of the largest depth is grown and cut at
+    every depth (:func:`predict_by_depth`).
 
     Parameters
     ----------
@@ -391,11 +394,11 @@ def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=
     -------
     pandas.DataFrame
         One row per (representation, depth): ``number``, ``representation``, ``depth``, ``nodes``, ``leaves``,
-        ``emd`` (mean output EMD), ``exploitability``, ``exploitability_median``, ``exploitability_max`` (chips),
-        and ``r2`` if asked. For representations with sampled outputs (7-10) these score the paper's policy, the
-        leaf's most frequent sampled bet as a pure strategy (:func:`single_bet`); ``emd_mixed`` and
-        ``exploitability_mixed`` score the leaf's frequencies of sampled bets as a mixed strategy (NaN for the
-        other representations).
+        ``emd`` (mean output EMD), ``exploitability``, ``exploitability_median``, ``exploitability_max``
+        (chips), and ``r2`` if asked. For representations with sampled outputs (7-10) these score the paper's
+        policy, the leaf's most frequent sampled bet as a pure strategy (:func:`single_bet`); ``emd_mixed``
+        and ``exploitability_mixed`` score the leaf's frequencies of sampled bets as a mixed strategy (NaN for
+        the other representations).
 
     Raises
     ------
@@ -406,7 +409,8 @@ def tree_sweep(family: GameFamily, columns: dict, split: Split, representations=
 
     reps = numbered_representations() if representations is None else dict(representations)
     ds = _check_depths(depths)
-    jobs = (delayed(_one_sweep)(family, columns, split, n, rep, ds, max(ds), seed, r2) for n, rep in reps.items())
+    jobs = (delayed(_one_sweep)(family, columns, split, n, rep, ds, max(ds), seed, r2)
+            for n, rep in reps.items())
     parts = Parallel(n_jobs=n_jobs, prefer="threads")(jobs)
     return pd.DataFrame([row for part in parts for row in part])
 
@@ -422,7 +426,8 @@ def _one_table_row(family, columns, split, number, rep, depth, seed) -> dict:
     train_pred = ours.predict(ranges[split.train])
     # the paper's tree: scikit-learn's default criterion (squared error) on the raw probabilities
     tr, te = rep.transform(ranges[split.train], train_truth), rep.transform(ranges[split.test])
-    paper = DecisionTreeRegressor(max_depth=depth, random_state=seed).fit(tr.X, tr.Y.reshape(tr.Y.shape[0], -1))
+    paper = DecisionTreeRegressor(max_depth=depth, random_state=seed)
+    paper.fit(tr.X, tr.Y.reshape(tr.Y.shape[0], -1))
     raw = np.clip(paper.predict(te.X), 0.0, None).reshape((-1,) + truth.shape[1 + per_hand:])
     raw = rep.assemble(raw / raw.sum(-1, keepdims=True), len(split.test))
     s_ours = _scores(family, test_cols, pred, truth)
@@ -443,11 +448,11 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
                seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     """The AAAI-W Table 1: test EMD and R^2 score of depth-``depth`` trees per representation, two criteria.
 
-    The paper fits :class:`~sklearn.tree.DecisionTreeRegressor` with its default criterion (squared error) on the
-    raw action probabilities ("paper tree"); :class:`~rulelearn.learners.StrategyTree` fits the cumulative
+    The paper fits :class:`~sklearn.tree.DecisionTreeRegressor` with its default criterion (squared error) on
+    the raw action probabilities ("paper tree"); :class:`~rulelearn.learners.StrategyTree` fits the cumulative
     probabilities, whose L1 distance is the EMD ("our tree"). Both predict leaf means, which are valid
-    strategies. Also reported: the training EMD, and the EMD between the *average* predicted and the average true
-    strategy (two readings under which an "EMD error" can be far below the per-game test EMD).
+    strategies. Also reported: the training EMD, and the EMD between the *average* predicted and the average
+    true strategy (two readings under which an "EMD error" can be far below the per-game test EMD).
 
     Parameters
     ----------
@@ -463,10 +468,11 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
     Returns
     -------
     pandas.DataFrame
-        One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2`` (uniform average
-        over outputs, scikit-learn's ``score``), ``r2_pooled`` (variance-weighted), ``exploitability`` (ours,
-        chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``, ``r2_train_paper_tree``
-        (the paper tree's ``score`` on its training rows), ``train_emd``, ``emd_of_means``.
+        One row per representation: ``number``, ``representation``, ``leaves``, ``emd``, ``r2`` (uniform
+        average over outputs, scikit-learn's ``score``), ``r2_pooled`` (variance-weighted), ``exploitability``
+        (ours, chips), ``emd_paper_tree``, ``r2_paper_tree``, ``exploitability_paper_tree``,
+        ``r2_train_paper_tree`` (the paper tree's ``score`` on its training rows), ``train_emd``,
+        ``emd_of_means``.
 
     Raises
     ------
@@ -480,7 +486,8 @@ def tree_table(family: GameFamily, columns: dict, split: Split, depth: int = 12,
     reps = representations
     if reps is None:
         reps = {n: r for n, r in numbered_representations().items() if n <= 6}
-    jobs = (delayed(_one_table_row)(family, columns, split, n, rep, int(depth), seed) for n, rep in reps.items())
+    jobs = (delayed(_one_table_row)(family, columns, split, n, rep, int(depth), seed)
+            for n, rep in reps.items())
     return pd.DataFrame(Parallel(n_jobs=n_jobs, prefer="threads")(jobs))
 
 
@@ -545,7 +552,8 @@ def bet_size_tree(family: GameFamily, columns: dict, split: Split, number: int =
     data = rep.transform(ranges[split.train], strategies[split.train], hand_labels=list(family.hand_labels),
                          player_names=list(family.player_names))
     sizes = np.asarray(family.action_values, dtype=np.float64)
-    tree = DecisionTreeRegressor(max_depth=int(depth), random_state=seed).fit(data.X, sizes[data.sampled_action])
+    tree = DecisionTreeRegressor(max_depth=int(depth), random_state=seed)
+    tree.fit(data.X, sizes[data.sampled_action])
     values = tree.tree_.value[:, 0, 0]
     rules = extract_rules(tree, values, data.feature_names, data.integer_features)
     test = rep.transform(ranges[split.test])
@@ -578,7 +586,7 @@ _PER_CARD = {"card": "index", "card-cdf": "cdf"}
 
 
 def _knn_variant(name: str) -> Representation:
-    """The representation of a k-NN variant name: ``cdf``/``pdf`` (whole game) or ``<features>-card[-cdf]``."""
+    """The representation of a k-NN variant: ``cdf``/``pdf`` (whole game) or ``<features>-card[-cdf]``."""
     features, _, per_hand = str(name).partition("-")
     if features not in EMD_METRICS or (per_hand and per_hand not in _PER_CARD):
         raise ValueError(f"k-NN variants must be 'cdf', 'pdf' or '<cdf|pdf>-card[-cdf]', got {name!r}")
@@ -613,7 +621,7 @@ def knn_fraction_curve(family: GameFamily, columns: dict, fractions=(0.05, 0.1, 
                                                                      0.8, 0.9),
                        n_games: int = 1000, repeats: int = 10, seed: int = 0, variants=_KNN_VARIANTS
                        ) -> pd.DataFrame:
-    """1-NN test error against the share of games used for training, at the paper's scale (AAAI-W Section 4.1).
+    """1-NN test error against the share of games used for training, at the paper's scale (AAAI-W 4.1).
 
     The paper takes 1,000 games and, for each training fraction ``f``, trains on ``f * 1000`` and tests on the
     rest (Figures 8-11). We repeat this on ``repeats`` disjoint 1,000-game subsets of the database, each with
@@ -635,9 +643,9 @@ def knn_fraction_curve(family: GameFamily, columns: dict, fractions=(0.05, 0.1, 
     Returns
     -------
     pandas.DataFrame
-        Columns ``repeat``, ``train_fraction``, ``n_train``, ``n_test``, ``variant``, ``features``, ``outputs``
-        (``"whole"`` or ``"per card"``), ``same_card`` (share of per-card neighbours holding the same card),
-        ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+        Columns ``repeat``, ``train_fraction``, ``n_train``, ``n_test``, ``variant``, ``features``,
+        ``outputs`` (``"whole"`` or ``"per card"``), ``same_card`` (share of per-card neighbours holding the
+        same card), ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
 
     Raises
     ------
@@ -649,11 +657,11 @@ def knn_fraction_curve(family: GameFamily, columns: dict, fractions=(0.05, 0.1, 
     rows = []
     for r, pool in enumerate(_pool_subsets(len(ranges), int(n_games), int(repeats), rng)):
         for f in fractions:
-            sp = split_games(len(pool), 1.0 - float(f), seed=seed + 1000 * r + int(round(1000 * f)))
+            sp = split_games(len(pool), 1.0 - float(f), seed=seed + 1000 * r + round(1000 * f))
             train, test = pool[sp.train], pool[sp.test]
             for row in _knn_scores(family, columns, ranges, strategies, train, test, variants):
-                rows.append({"repeat": r, "train_fraction": float(f), "n_train": len(train), "n_test": len(test),
-                             **row})
+                rows.append({"repeat": r, "train_fraction": float(f), "n_train": len(train),
+                             "n_test": len(test), **row})
     return pd.DataFrame(rows)
 
 
@@ -676,7 +684,8 @@ def knn_learning_curve(family: GameFamily, columns: dict, split: Split, train_si
     -------
     pandas.DataFrame
         Columns ``n_train``, ``n_test``, ``train_fraction`` (of all loaded games), ``variant``, ``features``,
-        ``outputs``, ``same_card``, ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+        ``outputs``, ``same_card``, ``emd``, ``exploitability``, ``exploitability_median``,
+        ``exploitability_max``.
 
     Raises
     ------
@@ -714,8 +723,9 @@ def kmedoids_errors(family: GameFamily, columns: dict, split: Split, ks=(5, 10, 
     Returns
     -------
     pandas.DataFrame
-        Columns ``features``, ``k``, ``n_train``, ``n_test``, ``inertia`` (mean input distance of training games to
-        their medoid), ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+        Columns ``features``, ``k``, ``n_train``, ``n_test``, ``inertia`` (mean input distance of training
+        games to their medoid), ``emd``, ``exploitability``, ``exploitability_median``,
+        ``exploitability_max``.
     """
     ranges, strategies = family.ranges(columns), family.strategies(columns)
     test_cols = _subset(columns, split.test)
@@ -728,15 +738,16 @@ def kmedoids_errors(family: GameFamily, columns: dict, split: Split, ks=(5, 10, 
             model = _model(family, EMDKMedoids(int(k), input_kind=kind, random_state=seed, **extra), rep)
             model.fit(ranges[split.train], strategies[split.train])
             pred = model.predict(ranges[split.test])
-            rows.append({"features": metric, "k": int(k), "n_train": len(split.train), "n_test": len(split.test),
-                         "inertia": model.learner_.inertia_, **_scores(family, test_cols, pred, truth)})
+            rows.append({"features": metric, "k": int(k), "n_train": len(split.train),
+                         "n_test": len(split.test), "inertia": model.learner_.inertia_,
+                         **_scores(family, test_cols, pred, truth)})
     return pd.DataFrame(rows)
 
 
 def kmedoids_paper_scale(family: GameFamily, columns: dict, ks=(5, 10, 15), n_games: int = 1000,
                          repeats: int = 10, test_fraction: float = 0.2, seed: int = 0,
                          metrics=EMD_METRICS) -> pd.DataFrame:
-    """:func:`kmedoids_errors` on ``repeats`` disjoint subsets of ``n_games`` games (the paper: 1,000, 800/200).
+    """:func:`kmedoids_errors` on ``repeats`` disjoint subsets of ``n_games`` games (the paper: 1,000).
 
     Returns
     -------
@@ -747,7 +758,8 @@ def kmedoids_paper_scale(family: GameFamily, columns: dict, ks=(5, 10, 15), n_ga
     parts = []
     for r, pool in enumerate(_pool_subsets(len(columns["game_id"]), int(n_games), int(repeats), rng)):
         sp = split_games(len(pool), test_fraction, seed=seed + r)
-        df = kmedoids_errors(family, columns, Split(pool[sp.train], pool[sp.test]), ks, metrics, seed=seed + r)
+        sub = Split(pool[sp.train], pool[sp.test])
+        df = kmedoids_errors(family, columns, sub, ks, metrics, seed=seed + r)
         parts.append(df.assign(repeat=r))
     return pd.concat(parts, ignore_index=True)
 
@@ -771,7 +783,8 @@ class MedoidTreeResult:
     agreement : float
         Share of test games in which the tree picks the nearest medoid.
     emd_first, r2_first : float
-        Test EMD and R^2 score of the tree's policy on the first ``n_first`` test games (the paper tests on 1,000).
+        Test EMD and R^2 score of the tree's policy on the first ``n_first`` test games (the paper tests on
+        1,000).
     n_first, n_test : int
     """
 
@@ -792,7 +805,7 @@ class MedoidTreeResult:
 
 def medoid_tree(family: GameFamily, columns: dict, split: Split, n_clusters: int = 5, seed: int = 0,
                 n_first: int = 1000) -> MedoidTreeResult:
-    """Cluster the training games by input EMD, fit a tree on the ``n_clusters`` medoids, score it on the test games.
+    """Cluster training games by input EMD, fit a tree on the ``n_clusters`` medoids, score it on test games.
 
     Parameters
     ----------

@@ -6,14 +6,14 @@ import numpy as np
 
 __all__ = [
     "plot_depth_curve",
-    "plot_strategies",
-    "plot_tree_sweep",
-    "plot_tree_nodes",
     "plot_exploitability_depth",
+    "plot_kmedoids",
     "plot_knn_fraction",
     "plot_knn_learning_curve",
-    "plot_kmedoids",
     "plot_medoid_tree",
+    "plot_strategies",
+    "plot_tree_nodes",
+    "plot_tree_sweep",
 ]
 
 #: Axis labels with units, shared by the reproduction figures.
@@ -95,7 +95,8 @@ def plot_strategies(strategies, path, titles=None, action_labels=None, hand_labe
         if action_labels is not None:
             ax.set_xticklabels([action_labels[j] for j in range(0, nb, step)], rotation=60, fontsize=7)
         ax.set_yticks(range(d))
-        ax.set_yticklabels(hand_labels if hand_labels is not None else [str(j + 1) for j in range(d)], fontsize=7)
+        ax.set_yticklabels(hand_labels if hand_labels is not None else [str(j + 1) for j in range(d)],
+                           fontsize=7)
         if idx % cols == 0:
             ax.set_ylabel("card")
     fig.colorbar(im, ax=axes, shrink=0.8, label="probability")
@@ -311,7 +312,7 @@ def plot_kmedoids(paper_scale, full_scale, path, title: str = "") -> None:
 
 
 def plot_medoid_tree(result, path, title: str = "") -> None:
-    """The classification tree on the cluster medoids (AAAI-W Figure 16): splits, and the medoid each leaf plays.
+    """The classification tree on the cluster medoids (AAAI-W Figure 16): splits, and each leaf's medoid.
 
     Parameters
     ----------

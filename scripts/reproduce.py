@@ -2,15 +2,17 @@
 """Reproduce the learning experiments of Ganzfried & Yusuf (2017) and regenerate docs/REPRODUCTION.md.
 
 One command: generate (or reuse) the solution database, run every experiment, save the figures
-``docs/figures/repro_*.png``, the tables (CSV under ``--out``), the numbers (``docs/reproduction_results.json``),
+``docs/figures/repro_*.png``, the tables (CSV under ``--out``), the numbers
+(``docs/reproduction_results.json``),
 and rewrite the marked numbers and tables of ``docs/REPRODUCTION.md``::
 
-    python scripts/reproduce.py                          # the paper's 100,000 games (about 15-25 min on 2 cores)
-    python scripts/reproduce.py --games 20000 --db data/db20k --no-doc   # a quicker run that leaves the doc alone
+    python scripts/reproduce.py                          # the paper's 100,000 games (about 15-25 min on 2
+    cores) python scripts/reproduce.py --games 20000 --db data/db20k --no-doc   # a quicker run that leaves
+    the doc alone
 
 The doc is a template: ``<!--v:key-->...<!--/v-->`` holds one number and ``<!--block:key-->`` ...
-``<!--/block:key-->`` one table; a run replaces their contents and fails if the doc names a key it did not produce.
-Stages and their wall times are printed and recorded in the doc.
+``<!--/block:key-->`` one table; a run replaces their contents and fails if the doc names a key it did not
+produce. Stages and their wall times are printed and recorded in the doc.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_VALUE = re.compile(r"<!--v:([\w.-]+)-->(.*?)<!--/v-->", re.S)
-_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.S)
+_VALUE = re.compile(r"<!--v:([\w.-]+)-->(.*?)<!--/v-->", re.DOTALL)
+_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOTALL)
 
 
 def render(doc: str, values: dict[str, str], blocks: dict[str, str]) -> str:
@@ -43,8 +45,10 @@ def render(doc: str, values: dict[str, str], blocks: dict[str, str]) -> str:
     KeyError
         If the doc marks a key that ``values`` or ``blocks`` does not hold (a stale doc).
     """
-    missing = sorted({m.group(1) for m in _VALUE.finditer(doc)} - set(values)
-                     | {m.group(2) for m in _BLOCK.finditer(doc)} - set(blocks))
+    missing = sorted(
+        {m.group(1) for m in _VALUE.finditer(doc)} - set(values)
+        | {m.group(2) for m in _BLOCK.finditer(doc)} - set(blocks)
+    )
     if missing:
         raise KeyError(f"docs/REPRODUCTION.md marks keys this run did not produce: {missing}")
     doc = _VALUE.sub(lambda m: f"<!--v:{m.group(1)}-->{values[m.group(1)]}<!--/v-->", doc)
@@ -85,8 +89,11 @@ class Stages:
         out = fn(*args, **kwargs)
         self.seconds[name] = time.perf_counter() - t0
         self.cpu[name] = _cpu_seconds() - c0
-        print(f"[{time.strftime('%H:%M:%S')}] {name}: {self.seconds[name]:.1f} s wall, {self.cpu[name]:.1f} s CPU",
-              flush=True)
+        print(
+            f"[{time.strftime('%H:%M:%S')}] {name}: {self.seconds[name]:.1f} s wall, "
+            f"{self.cpu[name]:.1f} s CPU",
+            flush=True,
+        )
         return out
 
 
@@ -96,7 +103,7 @@ def _subset(columns: dict, n: int) -> dict:
 
 
 def _external_scripts(db: Path) -> list[tuple[str, list[str]]]:
-    """The rule scripts of the fundamental-rules work, when they exist (so this one command runs everything)."""
+    """The scripts of the fundamental-rules work, when they exist (so one command runs everything)."""
     out = []
     for name in ("fundamental_rules.py", "rule_frontier.py"):
         path = ROOT / "scripts" / name
@@ -107,28 +114,49 @@ def _external_scripts(db: Path) -> list[tuple[str, list[str]]]:
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--games", type=int, default=100_000, help="games in the database (default 100000, the paper's)")
-    p.add_argument("--db", default="data/betgame100k", help="solution database directory (default data/betgame100k)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the game stream, splits and learners (default 0)")
+    p.add_argument(
+        "--games", type=int, default=100_000, help="games in the database (default 100000, the paper's)"
+    )
+    p.add_argument(
+        "--db", default="data/betgame100k", help="solution database directory (default data/betgame100k)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the game stream, splits and learners (default 0)"
+    )
     p.add_argument("--workers", type=int, default=None, help="solver processes (default: all cores)")
     p.add_argument("--jobs", type=int, default=2, help="threads for the tree fits (default 2)")
-    p.add_argument("--tree-games", type=int, default=80_000,
-                   help="games of the depth sweep, split 80/20 (default 80000: the paper's 64000/16000)")
-    p.add_argument("--table-games", type=int, default=20_000,
-                   help="games of Table 1, split 80/20 (default 20000, AAAI-W Section 4.2)")
+    p.add_argument(
+        "--tree-games",
+        type=int,
+        default=80_000,
+        help="games of the depth sweep, split 80/20 (default 80000: the paper's 64000/16000)",
+    )
+    p.add_argument(
+        "--table-games",
+        type=int,
+        default=20_000,
+        help="games of Table 1, split 80/20 (default 20000, AAAI-W Section 4.2)",
+    )
     p.add_argument("--table-depth", type=int, default=12, help="tree depth of Table 1 (default 12)")
     p.add_argument("--min-depth", type=int, default=3)
     p.add_argument("--max-depth", type=int, default=20)
-    p.add_argument("--repeats", type=int, default=10,
-                   help="1,000-game subsets for the paper-scale k-NN and k-medoids runs (default 10)")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=10,
+        help="1,000-game subsets for the paper-scale k-NN and k-medoids runs (default 10)",
+    )
     p.add_argument("--out", default="data/repro", help="CSV tables (default data/repro)")
     p.add_argument("--figures", default="docs/figures", help="figure directory (default docs/figures)")
     p.add_argument("--results", default="docs/reproduction_results.json", help="numbers of the run (JSON)")
     p.add_argument("--doc", default="docs/REPRODUCTION.md", help="the doc whose marked numbers are rewritten")
     p.add_argument("--no-doc", action="store_true", help="do not rewrite the doc or the results JSON")
     p.add_argument("--no-external", action="store_true", help="skip the fundamental-rules scripts")
-    p.add_argument("--render-only", action="store_true",
-                   help="only rewrite the doc from the last run's <out>/results.pkl (no experiments)")
+    p.add_argument(
+        "--render-only",
+        action="store_true",
+        help="only rewrite the doc from the last run's <out>/results.pkl (no experiments)",
+    )
     return p.parse_args(argv)
 
 
@@ -153,53 +181,119 @@ def main(argv=None) -> int:
 
     family = load_family("betgame")
     db = SolutionDatabase(args.db)
-    report = st.run("database: generate or reuse", db.generate, family, args.games, seed=args.seed,
-                    workers=args.workers, progress=False)
-    columns = st.run("database: load", db.load, n_games=args.games, columns=["probs", "strategy", "value", "pmf1", "pmf2"])
+    report = st.run(
+        "database: generate or reuse",
+        db.generate,
+        family,
+        args.games,
+        seed=args.seed,
+        workers=args.workers,
+        progress=False,
+    )
+    columns = st.run(
+        "database: load", db.load, n_games=args.games, columns=["probs", "strategy", "value", "pmf1", "pmf2"]
+    )
     n_all = len(columns["game_id"])
     print(f"{n_all} verified games ({report.n_solved} solved by this run in {report.seconds:.0f} s)")
 
-    # --- trees: depth sweep (Games 8(4), Figures 4 and 6) ----------------------------------------------------
+    # --- trees: depth sweep (Games 8(4), Figures 4 and 6) --------------------------------------------------
     tree_cols = _subset(columns, args.tree_games)
     tree_split = ex.split_games(len(tree_cols["game_id"]), 0.2, args.seed)
     depths = range(args.min_depth, args.max_depth + 1)
-    sweep = st.run("trees: depth sweep, every representation", ex.tree_sweep, family, tree_cols, tree_split,
-                   depths=depths, seed=args.seed, n_jobs=args.jobs)
+    sweep = st.run(
+        "trees: depth sweep, every representation",
+        ex.tree_sweep,
+        family,
+        tree_cols,
+        tree_split,
+        depths=depths,
+        seed=args.seed,
+        n_jobs=args.jobs,
+    )
     sweep.to_csv(out / "tree_sweep.csv", index=False)
-    fig5 = st.run("trees: Figure 5 (bet-size tree, depth 4)", ex.bet_size_tree, family, tree_cols, tree_split,
-                  number=9, depth=4, seed=args.seed)
+    fig5 = st.run(
+        "trees: Figure 5 (bet-size tree, depth 4)",
+        ex.bet_size_tree,
+        family,
+        tree_cols,
+        tree_split,
+        number=9,
+        depth=4,
+        seed=args.seed,
+    )
 
-    # --- Table 1 (AAAI-W Section 4.2) ----------------------------------------------------------------------------
+    # --- Table 1 (AAAI-W Section 4.2) ----------------------------------------------------------------------
     table_cols = _subset(columns, args.table_games)
     table_split = ex.split_games(len(table_cols["game_id"]), 0.2, args.seed)
-    table1 = st.run("trees: Table 1", ex.tree_table, family, table_cols, table_split, depth=args.table_depth,
-                    seed=args.seed, n_jobs=args.jobs)
+    table1 = st.run(
+        "trees: Table 1",
+        ex.tree_table,
+        family,
+        table_cols,
+        table_split,
+        depth=args.table_depth,
+        seed=args.seed,
+        n_jobs=args.jobs,
+    )
     table1.to_csv(out / "table1.csv", index=False)
 
-    # --- k-NN (AAAI-W Section 4.1) --------------------------------------------------------------------------
-    knn = st.run("k-NN: paper scale (1,000 games)", ex.knn_fraction_curve, family, columns,
-                 repeats=args.repeats, seed=args.seed)
+    # --- k-NN (AAAI-W Section 4.1) -------------------------------------------------------------------------
+    knn = st.run(
+        "k-NN: paper scale (1,000 games)",
+        ex.knn_fraction_curve,
+        family,
+        columns,
+        repeats=args.repeats,
+        seed=args.seed,
+    )
     knn.to_csv(out / "knn_fraction.csv", index=False)
     split = ex.split_games(n_all, 0.2, args.seed)
-    sizes = sorted({max(10, int(round(f * n_all))) for f in (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)}
-                   | {len(split.train)})
-    knn_big = st.run("k-NN: learning curve, full database", ex.knn_learning_curve, family, columns, split, sizes,
-                     seed=args.seed)
+    sizes = sorted(
+        {max(10, round(f * n_all)) for f in (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)} | {len(split.train)}
+    )
+    knn_big = st.run(
+        "k-NN: learning curve, full database",
+        ex.knn_learning_curve,
+        family,
+        columns,
+        split,
+        sizes,
+        seed=args.seed,
+    )
     knn_big.to_csv(out / "knn_learning_curve.csv", index=False)
 
-    # --- k-medoids (AAAI-W Section 4.3) and the medoid tree (Section 4.4) --------------------------------------
-    km_small = st.run("k-medoids: paper scale (1,000 games)", ex.kmedoids_paper_scale, family, columns,
-                      repeats=args.repeats, seed=args.seed)
+    # --- k-medoids (AAAI-W Section 4.3) and the medoid tree (Section 4.4) ----------------------------------
+    km_small = st.run(
+        "k-medoids: paper scale (1,000 games)",
+        ex.kmedoids_paper_scale,
+        family,
+        columns,
+        repeats=args.repeats,
+        seed=args.seed,
+    )
     km_small.to_csv(out / "kmedoids_paper_scale.csv", index=False)
-    km_big = st.run("k-medoids: full database", ex.kmedoids_errors, family, columns, split, ks=(1, 5, 10, 15),
-                    seed=args.seed)
+    km_big = st.run(
+        "k-medoids: full database",
+        ex.kmedoids_errors,
+        family,
+        columns,
+        split,
+        ks=(1, 5, 10, 15),
+        seed=args.seed,
+    )
     km_big.to_csv(out / "kmedoids_full.csv", index=False)
     mt = st.run("medoid tree", ex.medoid_tree, family, columns, split, seed=args.seed)
     mt_small_split = ex.split_games(1000, 0.2, args.seed)
-    mt_small = st.run("medoid tree: paper scale", ex.medoid_tree, family, _subset(columns, 1000), mt_small_split,
-                      seed=args.seed)
+    mt_small = st.run(
+        "medoid tree: paper scale",
+        ex.medoid_tree,
+        family,
+        _subset(columns, 1000),
+        mt_small_split,
+        seed=args.seed,
+    )
 
-    # --- the fundamental-rules scripts (their own outputs and docs) -------------------------------------------
+    # --- the fundamental-rules scripts (their own outputs and docs) ----------------------------------------
     external = {}
     if not args.no_external:
         for name, cmd in _external_scripts(Path(args.db)):
@@ -207,33 +301,54 @@ def main(argv=None) -> int:
             external[name] = proc.returncode
             (out / f"{Path(name).stem}.log").write_text(proc.stdout + proc.stderr)
             if proc.returncode:
-                print(f"{name} failed (exit {proc.returncode}); see {out / Path(name).stem}.log", file=sys.stderr)
+                print(
+                    f"{name} failed (exit {proc.returncode}); see {out / Path(name).stem}.log",
+                    file=sys.stderr,
+                )
 
-    # --- figures --------------------------------------------------------------------------------------------
+    # --- figures -------------------------------------------------------------------------------------------
     def figures():
         n_tr, n_te = len(tree_split.train), len(tree_split.test)
         sub = f"trees on {n_tr:,} games, tested on {n_te:,}"
-        plots.plot_tree_sweep(sweep, figs / "repro_tree_depth.png", title=f"Test EMD and size vs depth ({sub})")
+        plots.plot_tree_sweep(
+            sweep, figs / "repro_tree_depth.png", title=f"Test EMD and size vs depth ({sub})"
+        )
         plots.plot_tree_nodes(sweep, figs / "repro_tree_nodes.png", title=f"Test EMD vs nodes ({sub})")
-        plots.plot_exploitability_depth(sweep, figs / "repro_exploitability_depth.png",
-                                        title=f"Exploitability vs depth ({sub})")
-        plots.plot_knn_fraction(knn, figs / "repro_knn_fraction.png",
-                                title=f"1-NN on 1,000-game subsets ({knn['repeat'].nunique()} subsets; band: min-max)")
-        plots.plot_knn_learning_curve(knn_big, figs / "repro_knn_learning_curve.png",
-                                      title=f"1-NN on the full database, tested on {len(split.test):,} games")
-        plots.plot_kmedoids(km_small, km_big, figs / "repro_kmedoids.png",
-                            title="k-medoids: play the nearest medoid's strategy")
-        plots.plot_medoid_tree(mt, figs / "repro_medoid_tree.png",
-                               title="Decision tree on the 5 cluster medoids (full database)")
+        plots.plot_exploitability_depth(
+            sweep, figs / "repro_exploitability_depth.png", title=f"Exploitability vs depth ({sub})"
+        )
+        plots.plot_knn_fraction(
+            knn,
+            figs / "repro_knn_fraction.png",
+            title=f"1-NN on 1,000-game subsets ({knn['repeat'].nunique()} subsets; band: min-max)",
+        )
+        plots.plot_knn_learning_curve(
+            knn_big,
+            figs / "repro_knn_learning_curve.png",
+            title=f"1-NN on the full database, tested on {len(split.test):,} games",
+        )
+        plots.plot_kmedoids(
+            km_small,
+            km_big,
+            figs / "repro_kmedoids.png",
+            title="k-medoids: play the nearest medoid's strategy",
+        )
+        plots.plot_medoid_tree(
+            mt, figs / "repro_medoid_tree.png", title="Decision tree on the 5 cluster medoids (full database)"
+        )
         km = mt.model.learner_.kmedoids_
-        plots.plot_strategies(km.medoid_targets_, figs / "repro_medoids.png",
-                              titles=[f"medoid {k + 1}" for k in range(len(km.medoid_indices_))],
-                              action_labels=list(family.action_labels), hand_labels=list(family.hand_labels),
-                              suptitle="Player 1's equilibrium strategy in the 5 medoid games (full database)")
+        plots.plot_strategies(
+            km.medoid_targets_,
+            figs / "repro_medoids.png",
+            titles=[f"medoid {k + 1}" for k in range(len(km.medoid_indices_))],
+            action_labels=list(family.action_labels),
+            hand_labels=list(family.hand_labels),
+            suptitle="Player 1's equilibrium strategy in the 5 medoid games (full database)",
+        )
 
     st.run("figures", figures)
 
-    # --- numbers for the doc ----------------------------------------------------------------------------------
+    # --- numbers for the doc -------------------------------------------------------------------------------
     total = time.perf_counter() - t_start
     from rulelearn.distance import input_emd
     from rulelearn.distributions import pmf_to_cdf
@@ -242,12 +357,30 @@ def main(argv=None) -> int:
     gen = np.concatenate([pmf_to_cdf(columns["pmf1"]), pmf_to_cdf(columns["pmf2"])], axis=1)
     gap = input_emd(gen, pmf_to_cdf(family.ranges(columns)).reshape(len(gen), -1))
     res = Results(
-        games=args.games, n_all=n_all, seconds=dict(st.seconds), cpu=dict(st.cpu), total=total, report=report,
-        sweep=sweep, table1=table1, knn=knn, knn_big=knn_big, km_small=km_small, km_big=km_big, mt=mt,
-        mt_small=mt_small, fig5=fig5, n_tree=(len(tree_split.train), len(tree_split.test)),
-        n_table=(len(table_split.train), len(table_split.test)), n_full=(len(split.train), len(split.test)),
-        external=external, gap_mean=float(gap.mean()), gap_max=float(gap.max()),
-        load_average=tuple(os.getloadavg()), table_depth=args.table_depth)
+        games=args.games,
+        n_all=n_all,
+        seconds=dict(st.seconds),
+        cpu=dict(st.cpu),
+        total=total,
+        report=report,
+        sweep=sweep,
+        table1=table1,
+        knn=knn,
+        knn_big=knn_big,
+        km_small=km_small,
+        km_big=km_big,
+        mt=mt,
+        mt_small=mt_small,
+        fig5=fig5,
+        n_tree=(len(tree_split.train), len(tree_split.test)),
+        n_table=(len(table_split.train), len(table_split.test)),
+        n_full=(len(split.train), len(split.test)),
+        external=external,
+        gap_mean=float(gap.mean()),
+        gap_max=float(gap.max()),
+        load_average=tuple(os.getloadavg()),
+        table_depth=args.table_depth,
+    )
     with open(out / "results.pkl", "wb") as fh:
         pickle.dump(res, fh)
     if args.no_doc:
@@ -290,8 +423,10 @@ class Results:
 def write_doc(res: Results, args) -> None:
     """Rewrite the doc's marked numbers and tables, and the results JSON, from ``res``."""
     values, blocks = collect(res)
-    Path(args.results).write_text(json.dumps({"values": values, "stage_seconds": res.seconds,
-                                              "stage_cpu_seconds": res.cpu}, indent=1) + "\n")
+    Path(args.results).write_text(
+        json.dumps({"values": values, "stage_seconds": res.seconds, "stage_cpu_seconds": res.cpu}, indent=1)
+        + "\n"
+    )
     doc = Path(args.doc)
     doc.write_text(render(doc.read_text(), values, blocks))
 
@@ -313,8 +448,14 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     from rulelearn.rules import describe_strategy
 
     family = load_family("betgame")
-    sweep, table1, knn, knn_big, km_small, km_big = (res.sweep, res.table1, res.knn, res.knn_big, res.km_small,
-                                                       res.km_big)
+    sweep, table1, knn, knn_big, km_small, km_big = (
+        res.sweep,
+        res.table1,
+        res.knn,
+        res.knn_big,
+        res.km_small,
+        res.km_big,
+    )
     mt, mt_small, fig5, report, n_all = res.mt, res.mt_small, res.fig5, res.report, res.n_all
     v: dict[str, str] = {}
     b: dict[str, str] = {}
@@ -327,8 +468,10 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     v["table_depth"] = str(res.table_depth)
     v["total_minutes"] = f"{res.total / 60:.1f}"
     if report.n_solved:
-        v["db_note"] = (f"This run generated the database: it solved {report.n_solved:,} games in "
-                        f"{report.seconds:.0f} s ({report.games_per_second:.0f} games/s on {report.workers} workers)")
+        v["db_note"] = (
+            f"This run generated the database: it solved {report.n_solved:,} games in "
+            f"{report.seconds:.0f} s ({report.games_per_second:.0f} games/s on {report.workers} workers)"
+        )
     else:
         v["db_note"] = "This run reused a stored database, so its first stage only checked the shards"
 
@@ -344,15 +487,37 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
 
     # depth sweep
     d5 = sweep[sweep["depth"] == 5].sort_values("number")
-    cols5 = ["number", "representation", "leaves", "emd", "exploitability", "exploitability_median",
-             "exploitability_max"] + [c for c in ("emd_mixed", "exploitability_mixed") if c in d5]
+    cols5 = [
+        "number",
+        "representation",
+        "leaves",
+        "emd",
+        "exploitability",
+        "exploitability_median",
+        "exploitability_max",
+    ] + [c for c in ("emd_mixed", "exploitability_mixed") if c in d5]
     b["depth5"] = markdown_table(
-        d5[cols5].rename(columns={"number": "#", "leaves": "rules (leaves)", "emd": "test EMD",
-                                  "exploitability": "exploitability mean (chips)", "exploitability_median": "median",
-                                  "exploitability_max": "max", "emd_mixed": "EMD, leaf mix",
-                                  "exploitability_mixed": "expl., leaf mix"}),
-        {"test EMD": ".4f", "exploitability mean (chips)": ".4f", "median": ".4f", "max": ".4f",
-         "EMD, leaf mix": ".4f", "expl., leaf mix": ".4f"})
+        d5[cols5].rename(
+            columns={
+                "number": "#",
+                "leaves": "rules (leaves)",
+                "emd": "test EMD",
+                "exploitability": "exploitability mean (chips)",
+                "exploitability_median": "median",
+                "exploitability_max": "max",
+                "emd_mixed": "EMD, leaf mix",
+                "exploitability_mixed": "expl., leaf mix",
+            }
+        ),
+        {
+            "test EMD": ".4f",
+            "exploitability mean (chips)": ".4f",
+            "median": ".4f",
+            "max": ".4f",
+            "EMD, leaf mix": ".4f",
+            "expl., leaf mix": ".4f",
+        },
+    )
     if "exploitability_mixed" in d5:
         mix = d5["exploitability_mixed"].dropna()
         v["d5_mixed_expl"] = f"{mix.min():.3f}-{mix.max():.3f}" if len(mix) else "n/a"
@@ -383,7 +548,10 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
         v[f"r{n}_emd_d20"] = f4(s["emd"].iloc[-1])
         v[f"r{n}_nodes_d20"] = f"{int(s['nodes'].iloc[-1]):,}"
     best_emd = sweep.loc[sweep["emd"].idxmin()]
-    v["best_emd"], v["best_emd_rep"] = f4(best_emd["emd"]), f"{int(best_emd['number'])} ({best_emd['representation']})"
+    v["best_emd"], v["best_emd_rep"] = (
+        f4(best_emd["emd"]),
+        f"{int(best_emd['number'])} ({best_emd['representation']})",
+    )
     v["best_emd_depth"] = str(int(best_emd["depth"]))
     best_ex = sweep.loc[sweep["exploitability"].idxmin()]
     v["best_expl"] = f4(best_ex["exploitability"])
@@ -404,7 +572,9 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
         return str(int(mask.index[first])) if first < len(ok) else "never"
 
     v["card_beats_whole_from"] = from_depth(emd[[3, 4, 5, 6]].min(axis=1) < emd[[1, 2]].min(axis=1))
-    v["single_worst_from"] = from_depth(expl[[7, 8, 9, 10]].min(axis=1) > expl[[1, 2, 3, 4, 5, 6]].max(axis=1))
+    v["single_worst_from"] = from_depth(
+        expl[[7, 8, 9, 10]].min(axis=1) > expl[[1, 2, 3, 4, 5, 6]].max(axis=1)
+    )
     v["tree_cdf_beats_pdf"] = f"{np.mean(wins):.0%}"
     v["tree_cdf_beats_pdf_n"] = str(len(wins))
 
@@ -419,22 +589,60 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     v["f5_min_rule"] = " and ".join(_condition(c) for c in lo.conditions)
     v["f5_max_rule"] = " and ".join(_condition(c) for c in hi.conditions)
     v["f5_min_share"] = f"{lo.coverage:.0%}"
-    b["figure5"] = "\n".join(f"- if {' and '.join(_condition(c) for c in r.conditions)}: bet "
-                             f"{float(r.strategy):.4f} ({r.coverage:.1%} of training rows)"
-                             for r in fig5.rules) + "\n"
+    b["figure5"] = (
+        "\n".join(
+            f"- if {' and '.join(_condition(c) for c in r.conditions)}: bet "
+            f"{float(r.strategy):.4f} ({r.coverage:.1%} of training rows)"
+            for r in fig5.rules
+        )
+        + "\n"
+    )
 
     # Table 1
     t1 = table1.copy()
     b["table1"] = markdown_table(
-        t1[["number", "representation", "leaves", "emd", "r2", "r2_pooled", "exploitability", "emd_paper_tree",
-            "r2_paper_tree", "exploitability_paper_tree", "train_emd", "emd_of_means"]].rename(columns={
-                "number": "#", "leaves": "leaves", "emd": "test EMD", "r2": "R^2", "r2_pooled": "R^2 pooled",
+        t1[
+            [
+                "number",
+                "representation",
+                "leaves",
+                "emd",
+                "r2",
+                "r2_pooled",
+                "exploitability",
+                "emd_paper_tree",
+                "r2_paper_tree",
+                "exploitability_paper_tree",
+                "train_emd",
+                "emd_of_means",
+            ]
+        ].rename(
+            columns={
+                "number": "#",
+                "leaves": "leaves",
+                "emd": "test EMD",
+                "r2": "R^2",
+                "r2_pooled": "R^2 pooled",
                 "exploitability": "expl.",
-                "emd_paper_tree": "test EMD (paper tree)", "r2_paper_tree": "R^2 (paper tree)",
-                "exploitability_paper_tree": "expl. (paper tree)", "train_emd": "train EMD",
-                "emd_of_means": "EMD of means"}),
-        {"test EMD": ".4f", "R^2": ".3f", "R^2 pooled": ".3f", "expl.": ".4f", "test EMD (paper tree)": ".4f", "R^2 (paper tree)": ".3f",
-         "expl. (paper tree)": ".4f", "train EMD": ".4f", "EMD of means": ".5f"})
+                "emd_paper_tree": "test EMD (paper tree)",
+                "r2_paper_tree": "R^2 (paper tree)",
+                "exploitability_paper_tree": "expl. (paper tree)",
+                "train_emd": "train EMD",
+                "emd_of_means": "EMD of means",
+            }
+        ),
+        {
+            "test EMD": ".4f",
+            "R^2": ".3f",
+            "R^2 pooled": ".3f",
+            "expl.": ".4f",
+            "test EMD (paper tree)": ".4f",
+            "R^2 (paper tree)": ".3f",
+            "expl. (paper tree)": ".4f",
+            "train EMD": ".4f",
+            "EMD of means": ".5f",
+        },
+    )
     for col in ("emd", "r2", "r2_pooled", "emd_paper_tree", "r2_paper_tree", "train_emd", "emd_of_means"):
         v[f"t1_{col}_min"] = f"{t1[col].min():.4f}"
         v[f"t1_{col}_max"] = f"{t1[col].max():.4f}"
@@ -457,11 +665,14 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
         for fr in (0.1, 0.5, 0.9):
             if (var, fr) in mean.index:
                 v[f"knn_{key}_{int(fr * 100)}"] = f4(mean.loc[(var, fr), "emd"])
-                v[f"knn_{key}_{int(fr * 100)}_range"] = f"{lo.loc[(var, fr), 'emd']:.4f}-{hi.loc[(var, fr), 'emd']:.4f}"
+                v[f"knn_{key}_{int(fr * 100)}_range"] = (
+                    f"{lo.loc[(var, fr), 'emd']:.4f}-{hi.loc[(var, fr), 'emd']:.4f}"
+                )
                 v[f"knn_{key}_{int(fr * 100)}_expl"] = f4(mean.loc[(var, fr), "exploitability"])
         v[f"knn_{key}_same_card"] = f"{knn.loc[knn['variant'] == var, 'same_card'].mean():.1%}"
     per_repeat = knn.groupby(["variant", "repeat"])["emd"].apply(
-        lambda s: int(np.sum(np.diff(s.to_numpy()) > 0)))
+        lambda s: int(np.sum(np.diff(s.to_numpy()) > 0))
+    )
     v["knn_cdf_nonmonotone"] = f"{per_repeat.loc['cdf'].mean():.1f}"
     paired = knn.pivot_table(index=["repeat", "train_fraction"], columns="variant", values="emd")
     v["knn_pdf_beats_cdf"] = f"{(paired['pdf'] < paired['cdf']).mean():.0%}"
@@ -469,13 +680,18 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     v["knn_n_pairs"] = str(len(paired))
     kb = knn_big.copy()
     b["knn_learning"] = markdown_table(
-        kb.pivot(index="n_train", columns="variant", values=["emd", "exploitability"]).pipe(
-            lambda p: p.set_axis([f"{a} ({c})" for a, c in p.columns], axis=1)).reset_index(),
-        {f"{a} ({c})": ".4f" for a in ("emd", "exploitability") for c in kb["variant"].unique()})
+        kb.pivot(index="n_train", columns="variant", values=["emd", "exploitability"])
+        .pipe(lambda p: p.set_axis([f"{a} ({c})" for a, c in p.columns], axis=1))
+        .reset_index(),
+        {f"{a} ({c})": ".4f" for a in ("emd", "exploitability") for c in kb["variant"].unique()},
+    )
     big = kb[kb["n_train"] == kb["n_train"].max()].set_index("variant")
     v["knn_big_n"] = f"{int(kb['n_train'].max()):,}"
     for var in big.index:
-        v[f"knn_big_{var}_emd"], v[f"knn_big_{var}_expl"] = f4(big.loc[var, "emd"]), f4(big.loc[var, "exploitability"])
+        v[f"knn_big_{var}_emd"], v[f"knn_big_{var}_expl"] = (
+            f4(big.loc[var, "emd"]),
+            f4(big.loc[var, "exploitability"]),
+        )
 
     # k-medoids
     ks = km_small.groupby(["features", "k"])[["emd", "exploitability"]]
@@ -483,13 +699,28 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     rows = []
     for (feat, k), r in kmean.iterrows():
         full = km_big[(km_big["features"] == feat) & (km_big["k"] == k)]
-        rows.append({"distance": feat, "k": k, "EMD, 1,000 games (mean)": r["emd"],
-                     "EMD range over subsets": f"{kmin.loc[(feat, k), 'emd']:.4f}-{kmax.loc[(feat, k), 'emd']:.4f}",
-                     "expl., 1,000 games": r["exploitability"],
-                     "EMD, full": float(full["emd"].iloc[0]) if len(full) else np.nan,
-                     "expl., full": float(full["exploitability"].iloc[0]) if len(full) else np.nan})
-    b["kmedoids"] = markdown_table(pd.DataFrame(rows), {"EMD, 1,000 games (mean)": ".4f", "expl., 1,000 games": ".4f",
-                                                      "EMD, full": ".4f", "expl., full": ".4f"})
+        rows.append(
+            {
+                "distance": feat,
+                "k": k,
+                "EMD, 1,000 games (mean)": r["emd"],
+                "EMD range over subsets": (
+                    f"{kmin.loc[(feat, k), 'emd']:.4f}-{kmax.loc[(feat, k), 'emd']:.4f}"
+                ),
+                "expl., 1,000 games": r["exploitability"],
+                "EMD, full": float(full["emd"].iloc[0]) if len(full) else np.nan,
+                "expl., full": float(full["exploitability"].iloc[0]) if len(full) else np.nan,
+            }
+        )
+    b["kmedoids"] = markdown_table(
+        pd.DataFrame(rows),
+        {
+            "EMD, 1,000 games (mean)": ".4f",
+            "expl., 1,000 games": ".4f",
+            "EMD, full": ".4f",
+            "expl., full": ".4f",
+        },
+    )
     v["km_repeats"] = str(km_small["repeat"].nunique())
     worst10 = km_small.pivot_table(index=["features", "repeat"], columns="k", values="emd")
     v["km_10_worst_share"] = f"{(worst10.idxmax(axis=1) == 10).mean():.0%}"
@@ -509,7 +740,10 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
     for tag, m_ in (("mt", mt), ("mts", mt_small)):
         v[f"{tag}_depth"], v[f"{tag}_leaves"] = str(m_.depth), str(m_.leaves)
         v[f"{tag}_emd"], v[f"{tag}_expl"] = f4(m_.emd), f4(m_.exploitability)
-        v[f"{tag}_emd_near"], v[f"{tag}_expl_near"] = f4(m_.emd_nearest_medoid), f4(m_.exploitability_nearest_medoid)
+        v[f"{tag}_emd_near"], v[f"{tag}_expl_near"] = (
+            f4(m_.emd_nearest_medoid),
+            f4(m_.exploitability_nearest_medoid),
+        )
         v[f"{tag}_agree"] = f"{m_.agreement:.0%}"
         v[f"{tag}_emd_first"], v[f"{tag}_r2_first"] = f4(m_.emd_first), f"{m_.r2_first:.2f}"
         v[f"{tag}_n_features"] = str(len(m_.split_features))
@@ -520,8 +754,10 @@ def collect(res: Results) -> tuple[dict[str, str], dict[str, str]]:
         cond = " and ".join(str(c) for c in rule.conditions) or "always"
         lines.append(f"- if {cond}: {describe_strategy(rule.strategy, labels, hands, action_values=values_)}")
     b["medoid_rules"] = "\n".join(lines) + "\n"
-    b["external"] = ("\n".join(f"- `scripts/{name}`: exit code {code}" for name, code in res.external.items())
-                     or "- (the fundamental-rules scripts were not found or were skipped in this run)") + "\n"
+    b["external"] = (
+        "\n".join(f"- `scripts/{name}`: exit code {code}" for name, code in res.external.items())
+        or "- (the fundamental-rules scripts were not found or were skipped in this run)"
+    ) + "\n"
     return v, b
 
 

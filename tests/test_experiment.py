@@ -1,4 +1,4 @@
-"""The reproduction experiments (rulelearn.experiment) on a tiny database: shapes, known values, invariants."""
+"""rulelearn.experiment on a tiny database: shapes, known values, invariants."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def _reproduce_module():
     return mod
 
 
-# ------------------------------------------------------------------------------------------------ splits, registry
+# ------------------------------------------------------------------------------------------ splits, registry
+
 
 def test_split_games_partitions_and_rejects_bad_fractions():
     sp = ex.split_games(100, 0.2, seed=3)
@@ -61,15 +62,28 @@ def test_split_games_partitions_and_rejects_bad_fractions():
 def test_numbered_representations_follow_the_paper():
     reps = ex.numbered_representations()
     names = {n: r.name for n, r in reps.items()}
-    assert names == {1: "cdf", 2: "pdf", 3: "cdf-card", 4: "pdf-card", 5: "cdf-card-cdf", 6: "pdf-card-cdf",
-                     7: "cdf-card-sampled", 8: "pdf-card-sampled", 9: "cdf-card-cdf-sampled",
-                     10: "pdf-card-cdf-sampled"}
+    assert names == {
+        1: "cdf",
+        2: "pdf",
+        3: "cdf-card",
+        4: "pdf-card",
+        5: "cdf-card-cdf",
+        6: "pdf-card-cdf",
+        7: "cdf-card-sampled",
+        8: "pdf-card-sampled",
+        9: "cdf-card-cdf-sampled",
+        10: "pdf-card-cdf-sampled",
+    }
 
 
-# ------------------------------------------------------------------------------------------------ tree truncation
+# ------------------------------------------------------------------------------------------- tree truncation
 
-@pytest.mark.parametrize("rep", [Representation("cdf", None), Representation("pdf", "index"),
-                                 Representation("cdf", "cdf")], ids=lambda r: r.name)
+
+@pytest.mark.parametrize(
+    "rep",
+    [Representation("cdf", None), Representation("pdf", "index"), Representation("cdf", "cdf")],
+    ids=lambda r: r.name,
+)
 def test_truncation_equals_refitting_at_shallow_depths(family, columns, split, rep):
     """A depth-D tree cut at depth d is the tree grown with max_depth=d (no tied splits near the root)."""
     R, S = family.ranges(columns), family.strategies(columns)
@@ -102,7 +116,7 @@ def test_truncated_prediction_is_the_training_mean_of_its_node(seed, n, depth):
     for k in np.unique(keys):
         rows = keys == k
         np.testing.assert_allclose(cum_pred[rows][0], cum_true[rows].mean(0), atol=1e-9)
-    assert len(np.unique(keys)) <= sl.leaves <= 2 ** depth
+    assert len(np.unique(keys)) <= sl.leaves <= 2**depth
     assert sl.nodes == 2 * sl.leaves - 1
 
 
@@ -114,7 +128,8 @@ def test_predict_by_depth_rejects_bad_depths(family, columns):
             ex.predict_by_depth(tree, Representation().transform(R).X, bad)
 
 
-# ------------------------------------------------------------------------------------------------ sweeps and tables
+# ----------------------------------------------------------------------------------------- sweeps and tables
+
 
 def test_tree_sweep_shapes_and_ranges(family, columns, split):
     sweep = ex.tree_sweep(family, columns, split, depths=range(2, 7), n_jobs=2)
@@ -126,8 +141,8 @@ def test_tree_sweep_shapes_and_ranges(family, columns, split):
     assert (sweep["nodes"] == 2 * sweep["leaves"] - 1).all()
     for _, df in sweep.groupby("number"):
         assert np.all(np.diff(df.sort_values("depth")["nodes"].to_numpy()) >= 0)
-        assert df["leaves"].max() <= 2 ** 6
-    # at depth 2 the tree is grown the same way whatever the depth limit: the sweep at 2 equals a fitted depth-2 tree
+        assert df["leaves"].max() <= 2**6
+    # at depth 2 the tree is grown the same way whatever the depth limit: the sweep equals a depth-2 fit
     rep = reps[1]
     R, S = family.ranges(columns), family.strategies(columns)
     tree = StrategyTree(2).fit(rep.transform(R[split.train]).X, S[split.train])
@@ -145,11 +160,14 @@ def test_sampled_representations_are_scored_by_their_most_frequent_bet(family, c
     # the primary score is that of the one-hot mode of the leaf's mix: recompute it for one representation
     number, rep = next(iter(reps.items()))
     R, S = family.ranges(columns), family.strategies(columns)
-    tree = StrategyTree(3).fit(rep.transform(R[split.train], S[split.train]).X,
-                               rep.transform(R[split.train], S[split.train]).Y)
+    tree = StrategyTree(3).fit(
+        rep.transform(R[split.train], S[split.train]).X, rep.transform(R[split.train], S[split.train]).Y
+    )
     mixed = rep.assemble(tree.predict(rep.transform(R[split.test]).X), len(split.test))
     row = sweep[(sweep["number"] == number) & (sweep["depth"] == 3)].iloc[0]
-    assert row["emd"] == pytest.approx(float(np.mean(output_emd(ex.single_bet(mixed), S[split.test]))), abs=1e-12)
+    assert row["emd"] == pytest.approx(
+        float(np.mean(output_emd(ex.single_bet(mixed), S[split.test]))), abs=1e-12
+    )
     assert row["emd_mixed"] == pytest.approx(float(np.mean(output_emd(mixed, S[split.test]))), abs=1e-12)
 
 
@@ -180,12 +198,15 @@ def test_tree_table_invariants(family, columns, split):
         ex.tree_table(family, columns, split, depth=0)
 
 
-# ------------------------------------------------------------------------------------------------ k-NN
+# ------------------------------------------------------------------------------------------------------ k-NN
+
 
 def test_knn_on_its_own_training_set_has_zero_error(family, columns):
     """1-NN finds each training game itself: EMD 0 and the exploitability of an equilibrium (0)."""
     idx = np.arange(60)
-    curve = ex.knn_learning_curve(family, columns, ex.Split(idx, idx), [60], variants=("cdf", "pdf", "cdf-card"))
+    curve = ex.knn_learning_curve(
+        family, columns, ex.Split(idx, idx), [60], variants=("cdf", "pdf", "cdf-card")
+    )
     assert np.allclose(curve["emd"], 0.0)
     assert np.all(np.abs(curve["exploitability_max"]) < 1e-7)
     assert curve["same_card"].tolist() == [1.0, 1.0, 1.0]
@@ -208,7 +229,7 @@ def test_knn_fraction_curve_shapes(family, columns):
     assert (curve["n_train"] + curve["n_test"] == 50).all()
     assert curve.groupby("train_fraction")["n_train"].first().tolist() == [10, 25, 40]
     assert curve["emd"].between(0, 1).all() and curve["same_card"].between(0, 1).all()
-    # the card number dominates the Manhattan distance: the per-card rows pick the same card of the nearest game
+    # the card number dominates the Manhattan distance: per-card rows pick the same card of the nearest game
     pair = curve.pivot_table(index=["repeat", "train_fraction"], columns="variant", values="emd")
     np.testing.assert_allclose(pair["cdf-card"], pair["cdf"], atol=1e-12)
     with pytest.raises(ValueError, match="variants"):
@@ -222,7 +243,8 @@ def test_knn_learning_curve_rejects_bad_sizes(family, columns, split):
         ex.knn_learning_curve(family, columns, split, [0])
 
 
-# ------------------------------------------------------------------------------------------------ k-medoids
+# ------------------------------------------------------------------------------------------------- k-medoids
+
 
 def test_kmedoids_with_every_game_a_medoid_is_exact(family, columns):
     idx = np.arange(40)
@@ -264,7 +286,8 @@ def test_bet_size_tree_predicts_bet_sizes(family, columns, split):
         ex.bet_size_tree(family, columns, split, number=1)
 
 
-# ------------------------------------------------------------------------------------------------ script and plots
+# ------------------------------------------------------------------------------------------ script and plots
+
 
 def test_render_replaces_markers_and_refuses_stale_keys():
     mod = _reproduce_module()
@@ -281,14 +304,25 @@ def test_render_replaces_markers_and_refuses_stale_keys():
 def test_plots_write_pngs(family, columns, split, tmp_path):
     from rulelearn import plots
 
-    sweep = ex.tree_sweep(family, columns, split, representations={1: Representation(), 3: Representation(
-        "cdf", "index")}, depths=[2, 3])
+    sweep = ex.tree_sweep(
+        family,
+        columns,
+        split,
+        representations={1: Representation(), 3: Representation("cdf", "index")},
+        depths=[2, 3],
+    )
     knn = ex.knn_fraction_curve(family, columns, fractions=(0.5,), n_games=40, repeats=2, variants=("cdf",))
     big = ex.knn_learning_curve(family, columns, split, [10, 20])
     km = ex.kmedoids_paper_scale(family, columns, ks=(2, 3), n_games=40, repeats=2)
     res = ex.medoid_tree(family, columns, split, n_clusters=3)
-    calls = [(plots.plot_tree_sweep, sweep), (plots.plot_tree_nodes, sweep), (plots.plot_exploitability_depth, sweep),
-             (plots.plot_knn_fraction, knn), (plots.plot_knn_learning_curve, big), (plots.plot_medoid_tree, res)]
+    calls = [
+        (plots.plot_tree_sweep, sweep),
+        (plots.plot_tree_nodes, sweep),
+        (plots.plot_exploitability_depth, sweep),
+        (plots.plot_knn_fraction, knn),
+        (plots.plot_knn_learning_curve, big),
+        (plots.plot_medoid_tree, res),
+    ]
     for k, (fn, data) in enumerate(calls):
         fn(data, tmp_path / f"{k}.png", title="t")
     plots.plot_kmedoids(km, ex.kmedoids_errors(family, columns, split, ks=(2,)), tmp_path / "km.png")
