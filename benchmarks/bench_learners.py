@@ -218,11 +218,13 @@ def render(data_s: float, knn: dict, km: dict, trees: list, command: str, n_game
     return f"""{START}
 ## EMD-exact learners at full scale (issue 5)
 
-Command: `{command}` · Machine: {machine()} · Date: {date.today().isoformat()} · Load average at start:
-{LOAD_START:.1f} (the machine is shared: wall times on a loaded machine are upper bounds; "CPU" is the process's
-CPU time summed over its threads, so an idle 2-core machine needs between CPU / 2 and CPU of wall time). Data: the {n_games:,} verified games among the first {limit:,} of the
-bet-game database `{db}` (read in {data_s:.0f} s), the first {knn['n_train']:,} by id train, the other
-{knn['n_test']:,} test.
+Command: `{command}` · Machine: {machine()} · Date: {date.today().isoformat()}
+
+Load average at start: {LOAD_START:.1f}. The machine is shared: wall times on a loaded machine are upper bounds;
+"CPU" is the process's CPU time summed over its threads, so an idle 2-core machine needs between CPU / 2 and CPU
+of wall time. Data: the {n_games:,} verified games among the first {limit:,} of the bet-game database `{db}`
+(read in {data_s:.0f} s; games whose solution failed verification are left out), the first {knn['n_train']:,} by
+id train, the other {knn['n_test']:,} test.
 
 | measurement | figure | target |
 |---|---|---|
@@ -236,7 +238,7 @@ bet-game database `{db}` (read in {data_s:.0f} s), the first {knn['n_train']:,} 
 | its objective | mean input EMD to the medoid {km['inertia']:.5f} (total {km['objective']:.2f}) | |
 
 Why the 1-NN does not use scikit-learn's trees: the cdf vectors have intrinsic dimension 18, where KD- and ball
-trees prune almost nothing (and their Manhattan queries run in Python-level loops per node). Our index
+trees prune little (they are slower than brute force here). Our index
 (`rulelearn/learners/_l1.py`) filters with a lower bound instead: the L1 distance between the sums of 8 feature
 groups is at most the L1 distance, so after a vectorised pass over those bounds only the training games whose
 bound does not exceed the best distance found are refined exactly. Its neighbours equal the brute-force argmin,
@@ -249,7 +251,9 @@ cumulative strategies, i.e. on the EMD itself; its training loss is the mean tra
 (each row is a separate fit; `StrategyTree.at_depth` cuts one depth-20 fit into every shallower tree for free).
 Train / test EMD are the mean output EMD of the tree's strategies to the equilibrium strategies of the training /
 test games (for the subset rows: the training loss on the subset's own targets). scikit-learn's absolute-error
-tree, the same criterion (it grows the same tree; tests/test_learners.py), is timed on a subset for comparison;
+tree, the same criterion, is timed on a subset for comparison (it grows the same tree up to the choice between
+equally good splits, which it makes at random and we by index -- tests/test_learners.py; with one-hot targets
+such ties are common, hence the small difference for representation 9);
 its squared error on cumulative strategies (the Cramér distance between cdfs, not the EMD; the default of
 `StrategyTree`) at full scale for reference. Representation 9 has sampled bets (one-hot targets) as outputs.
 
@@ -276,7 +280,8 @@ def main(argv=None) -> int:
         n_train, n_test, km_n, depths, sk_depths, mae, sk_q = 80_000, 20_000, 20_000, (3, 5, 10, 20), (10, 20), \
             4_000, 1_000
     family = load_family("betgame")
-    cols, data_s = load_games(args.db, n_train + n_test, args.workers, args.generate)
+    limit = n_train + n_test
+    cols, data_s = load_games(args.db, limit, args.workers, args.generate)
     n_games = len(cols["game_id"])
     n_test = min(n_test, n_games - n_train)  # the database leaves out games whose solution failed verification
     print(f"data: {n_games} games in {data_s:.1f} s", flush=True)
@@ -292,7 +297,7 @@ def main(argv=None) -> int:
         db = str(args.db.resolve().relative_to(ROOT))
     except ValueError:
         db = str(args.db)
-    text = render(data_s, knn, km, trees, command, n_games, n_train + n_test, db)
+    text = render(data_s, knn, km, trees, command, n_games, limit, db)
     if args.quick:
         print(text)
     else:
