@@ -1,0 +1,314 @@
+"""Decisions of an endgame as rows of interpretable features: the data a distilled policy learns from and plays on.
+
+A *decision* is an information set: a public decision node ``n`` of player ``p`` and a hand ``h`` of ``p``. Its
+features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf feature):
+
+``equity``
+    Equity of ``h`` against the opponent's range at ``n`` (win + tie / 2, card removal; on the turn averaged over
+    the river cards): "beats x% of the opponent's range".
+``equity_uniform``
+    The same against a uniform range (raw hand strength on this board).
+``percentile``
+    Share of ``p``'s own range at ``n`` that ``h`` beats (where ``h`` sits in its range).
+``facing_bet``
+    The bet or raise ``p`` faces as a fraction of the pot before it (0 when not facing one).
+``spr``
+    Stack-to-pot ratio: chips ``p`` has behind after calling, over the pot after calling.
+``opp_bets``, ``opp_bets_prev``
+    Bets and raises of the opponent on this street and on the previous street of the endgame.
+``in_position``
+    1 for player 2 (acts last), 0 for player 1.
+``decile_1`` ... ``decile_10`` (turn only)
+    Deciles of ``h``'s equity histogram over the river cards against the opponent's range (Bertsimas & Paskov
+    2022, Section 2.2).
+
+The ranges at ``n`` are the players' reach-weighted ranges (Bayes' rule on the strategy being played): the
+equilibrium strategy when the rows are training data, the distilled policy itself when it plays
+(:mod:`hunl.distill`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from games.core.tree import DECISION
+from hunl import features as F
+from hunl.actions import N_CLASSES, edge_classes
+from hunl.cards import COMBO_CARDS
+
+__all__ = ["RIVER_FEATURES", "TURN_FEATURES", "feature_names", "DecisionContext", "reach_probabilities",
+           "node_features", "decision_rows", "DecisionRows"]
+
+RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev",
+                  "in_position")
+TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
+
+
+def feature_names(street: int) -> tuple[str, ...]:
+    """The feature names of a decision on ``street`` (4 turn, 5 river)."""
+    if street not in (4, 5):
+        raise ValueError(f"street must be 4 (turn) or 5 (river), got {street!r}")
+    return RIVER_FEATURES if street == 5 else TURN_FEATURES
+
+
+class DecisionContext:
+    """The public part of every decision of an endgame, computed once per game.
+
+    Parameters
+    ----------
+    game : hunl.game.HoldemEndgame
+
+    Attributes
+    ----------
+    nodes : numpy.ndarray of int64, shape ``(D,)``
+        Decision nodes, breadth-first.
+    player, street, facing : numpy.ndarray, shape ``(D,)``
+        Acting player (0/1), board size (4/5), whether the player faces a bet.
+    public : numpy.ndarray of float64, shape ``(D, 5)``
+        ``facing_bet, spr, opp_bets, opp_bets_prev, in_position`` of each decision node.
+    edge_class : numpy.ndarray of int8, shape ``(N,)``
+        Class of the action into every node (:func:`hunl.actions.edge_classes`).
+    """
+
+    def __init__(self, game):
+        self.game = game
+        b = game.betting
+        t = b.tree
+        self.edge_class = edge_classes(b)
+        self.nodes = np.flatnonzero(t.kind == DECISION).astype(np.int64)
+        self.player = t.player[self.nodes].astype(np.int64)
+        self.street = b.street[self.nodes].astype(np.int64)
+        to_call = b.to_call[self.nodes]
+        pot = b.pot[self.nodes]
+        self.facing = to_call > 0
+        cap = game.pot / 2.0 + game.config.stack
+        behind = cap - b.contributions[self.nodes].max(axis=1)
+        facing_bet = np.where(self.facing, to_call / np.maximum(pot - to_call, 1e-12), 0.0)
+        spr = behind / (pot + to_call)
+        # bets and raises per (node, player, street) along the path
+        n = t.n_nodes
+        bets = np.zeros((n, 2, 2), dtype=np.int64)  # [node, player, street 0=turn 1=river]
+        for k in range(1, n):
+            par = int(t.parent[k])
+            bets[k] = bets[par]
+            if t.kind[par] == DECISION and t.action[k].startswith(("bet ", "raise", "all-in")):
+                bets[k, int(t.player[par]), int(b.street[par]) - 4] += 1
+        opp = 1 - self.player
+        s = self.street - 4
+        opp_bets = bets[self.nodes, opp, s]
+        opp_prev = np.where(s == 1, bets[self.nodes, opp, 0], 0)
+        self.public = np.column_stack([facing_bet, spr, opp_bets, opp_prev, self.player.astype(float)])
+
+    @cached_property
+    def boards(self) -> np.ndarray:
+        """``(D,)`` int64: the board index of each decision node (``game.boards``)."""
+        return self.game.tree.board[self.nodes].astype(np.int64)
+
+    def node_classes(self, node: int) -> np.ndarray:
+        """Classes of the actions of a decision node, in the tree's order."""
+        kids = self.game.tree.children(int(node))
+        return self.edge_class[kids.start:kids.stop].astype(np.int64)
+
+
+def reach_probabilities(game, probs: np.ndarray, upto: np.ndarray | None = None,
+                        reach: np.ndarray | None = None) -> np.ndarray:
+    """Each player's own reach probability at every node (product of their action probabilities on the path).
+
+    Parameters
+    ----------
+    game : HoldemEndgame
+    probs : numpy.ndarray of float64, shape ``(N, Hm)``
+        A policy in the edge layout (:class:`games.core.Policy`).
+    upto : numpy.ndarray of int, optional
+        Only refresh these nodes (their parents must be up to date in ``reach``), in breadth-first order.
+    reach : numpy.ndarray, shape ``(2, N, Hm)``, optional
+        Array to update in place (required with ``upto``).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(2, N, Hm)``
+    """
+    t = game.tree
+    if reach is None:
+        reach = np.ones((2, t.n_nodes, game.max_hands))
+    nodes = np.arange(1, t.n_nodes) if upto is None else np.asarray(upto)
+    # breadth-first order: process depth by depth so parents are done first
+    depth = t.depth[nodes]
+    for d in np.unique(depth):
+        kk = nodes[depth == d]
+        par = t.parent[kk]
+        reach[:, kk] = reach[:, par]
+        acting = t.player[par]
+        for p in (0, 1):
+            sel = kk[(t.kind[par] == DECISION) & (acting == p)]
+            reach[p, sel] *= probs[sel]
+    return reach
+
+
+def _scatter(game, p: int, values: np.ndarray) -> np.ndarray:
+    """Game-hand-indexed ``(K, Hm)`` values of player ``p`` -> ``(K, 1326)`` combo vectors."""
+    out = np.zeros((values.shape[0], 1326))
+    out[:, game.combos[p]] = values[:, :game.num_hands[p]]
+    return out
+
+
+def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray) -> list[np.ndarray]:
+    """Feature matrices of the hands of the decision nodes ``ctx.nodes[which]``.
+
+    Parameters
+    ----------
+    game : HoldemEndgame
+    ctx : DecisionContext
+    which : numpy.ndarray of int
+        Positions into ``ctx.nodes``.
+    reach : numpy.ndarray of float64, shape ``(2, N, Hm)``
+        Own reach probabilities (:func:`reach_probabilities`).
+
+    Returns
+    -------
+    list of numpy.ndarray of float64
+        For each requested node, ``(H_p, F)`` features of the acting player's hands in ``feature_names(street)``
+        order; rows of hands that cannot hold on the node's board (they share the river card) are NaN.
+    """
+    which = np.asarray(which, dtype=np.int64)
+    out: list[np.ndarray | None] = [None] * which.size
+    prior = np.zeros((2, game.max_hands))
+    for p in (0, 1):
+        prior[p, :game.num_hands[p]] = game.weights[p, game.combos[p]]
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, k in enumerate(which):
+        groups.setdefault((int(ctx.boards[k]), int(ctx.player[k])), []).append(i)
+    for (bidx, p), members in groups.items():
+        board = game.boards[bidx]
+        ks = which[members]
+        nodes = ctx.nodes[ks]
+        o = 1 - p
+        opp_w = _scatter(game, o, prior[o] * reach[o, nodes])
+        own_w = _scatter(game, p, prior[p] * reach[p, nodes])
+        conflict = np.zeros(1326, dtype=bool)
+        for c in board:
+            conflict |= (COMBO_CARDS[:, 0] == c) | (COMBO_CARDS[:, 1] == c)
+        opp_w[:, conflict] = 0.0
+        own_w[:, conflict] = 0.0
+        hp = game.combos[p]
+        cols = []
+        ok = opp_w.sum(axis=1) > 0
+        eq = np.full((len(ks), 1326), np.nan)
+        if ok.any():
+            eq[ok] = F.equity(board, opp_w[ok])
+        cols.append(eq[:, hp])
+        cols.append(np.broadcast_to(_uniform_equity(board)[hp], (len(ks), hp.size)))
+        okp = own_w.sum(axis=1) > 0
+        pct = np.full((len(ks), 1326), np.nan)
+        if okp.any():
+            pct[okp] = F.range_percentile(board, own_w[okp])
+        cols.append(pct[:, hp])
+        pub = ctx.public[ks]  # (K, 5)
+        for j in range(pub.shape[1]):
+            cols.append(np.broadcast_to(pub[:, j:j + 1], (len(ks), hp.size)))
+        if len(board) == 4:
+            dec = np.full((len(ks), 1326, 10), np.nan)
+            for r in np.flatnonzero(ok):
+                dec[r] = F.equity_histogram(board, opp_w[r], quantiles=10)
+            cols.extend(dec[:, hp, j] for j in range(10))
+        mats = np.stack(cols, axis=-1)  # (K, H_p, F)
+        mats[:, conflict[hp]] = np.nan
+        for m, i in enumerate(members):
+            out[i] = mats[m]
+    return out  # type: ignore[return-value]
+
+
+_UNIFORM: dict[tuple, np.ndarray] = {}
+
+
+def _uniform_equity(board) -> np.ndarray:
+    key = tuple(int(c) for c in board)
+    v = _UNIFORM.get(key)
+    if v is None:
+        if len(_UNIFORM) > 256:
+            _UNIFORM.clear()
+        v = _UNIFORM[key] = F.equity_vs_uniform(key)
+    return v
+
+
+@dataclass(frozen=True)
+class DecisionRows:
+    """Training rows of one endgame: features, equilibrium class strategies and weights, per decision.
+
+    Attributes
+    ----------
+    street : numpy.ndarray of int8, shape ``(m,)``
+        4 (turn) or 5 (river).
+    facing : numpy.ndarray of bool, shape ``(m,)``
+    X : numpy.ndarray of float32, shape ``(m, 18)``
+        Features in :data:`TURN_FEATURES` order; the decile columns are NaN on the river.
+    Y : numpy.ndarray of float32, shape ``(m, 4)``
+        The strategy as class probabilities (:mod:`hunl.actions`).
+    weight : numpy.ndarray of float64, shape ``(m,)``
+        Probability of the decision under the strategy: the hand's prior weight times its own reach, times the
+        opponent's reach mass at the node (card removal ignored), times the chance probability of the node's
+        board, over the deal's normaliser (about 1 at the root).
+    node, hand : numpy.ndarray of int64, shape ``(m,)``
+        Public node and the player's hand index in the game.
+    """
+
+    street: np.ndarray
+    facing: np.ndarray
+    X: np.ndarray
+    Y: np.ndarray
+    weight: np.ndarray
+    node: np.ndarray
+    hand: np.ndarray
+
+
+def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0) -> DecisionRows:
+    """Every decision of an endgame played with the edge-layout policy ``probs`` as feature/strategy rows.
+
+    Parameters
+    ----------
+    game : HoldemEndgame
+    probs : numpy.ndarray of float64, shape ``(N, Hm)``
+        The strategy (e.g. a DCFR average policy).
+    min_weight : float, default 0
+        Drop decisions whose weight is at most this (unreached information sets).
+
+    Returns
+    -------
+    DecisionRows
+    """
+    ctx = DecisionContext(game)
+    reach = reach_probabilities(game, probs)
+    feats = node_features(game, ctx, np.arange(ctx.nodes.size), reach)
+    t = game.tree
+    prior = np.zeros((2, game.max_hands))
+    for p in (0, 1):
+        prior[p, :game.num_hands[p]] = game.weights[p, game.combos[p]]
+    parts = []
+    for k, n in enumerate(ctx.nodes):
+        p = int(ctx.player[k])
+        hp = game.num_hands[p]
+        X = feats[k]
+        kids = t.children(int(n))
+        member = ctx.edge_class[kids.start:kids.stop]
+        Y = np.zeros((hp, N_CLASSES))
+        for j, c in enumerate(member):
+            Y[:, c] += probs[kids.start + j, :hp]
+        chance = float(game.chance[t.board[n]])
+        w = prior[p, :hp] * reach[p, n, :hp] * float(prior[1 - p] @ reach[1 - p, n]) * chance / game.normaliser
+        keep = (w > min_weight) & ~np.isnan(X[:, 0])
+        if not keep.any():
+            continue
+        full = np.full((int(keep.sum()), len(TURN_FEATURES)), np.nan, dtype=np.float32)
+        full[:, :X.shape[1]] = X[keep]
+        parts.append((np.full(full.shape[0], ctx.street[k], np.int8), np.full(full.shape[0], ctx.facing[k]),
+                      full, Y[keep].astype(np.float32), w[keep], np.full(full.shape[0], n, np.int64),
+                      np.flatnonzero(keep)))
+    if not parts:
+        e = np.zeros(0)
+        return DecisionRows(e.astype(np.int8), e.astype(bool), np.zeros((0, len(TURN_FEATURES)), np.float32),
+                            np.zeros((0, N_CLASSES), np.float32), e, e.astype(np.int64), e.astype(np.int64))
+    cols = list(zip(*parts))
+    return DecisionRows(*(np.concatenate(c) for c in cols))

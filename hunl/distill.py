@@ -1,0 +1,268 @@
+"""Distilled HUNL policies: one strategy tree per street and decision type, played inside any endgame tree.
+
+:class:`DistilledPolicy` learns, from the decisions of solved endgames (:func:`hunl.decisions.decision_rows`),
+one tree per ``(street, facing a bet)`` -- "one tree per betting round" of Bertsimas & Paskov (2022, Section 2.4),
+split further by decision type -- that maps the interpretable features of :mod:`hunl.decisions` to a distribution
+over the four ordered action classes of :mod:`hunl.actions`. The trees fit cumulative class distributions, so
+with ``criterion="emd"`` the split criterion is the output EMD over the ordered bet sizes itself (Ganzfried &
+Yusuf 2017, Algorithm 2; :class:`rulelearn.learners.StrategyTree`), and with ``"squared_error"`` it is CART.
+Decisions are weighted by how likely they are (the sample is drawn with probability proportional to the
+decision's weight), so rare information sets cost little.
+
+:func:`play` turns any policy over classes (a distilled one, or the baselines :class:`UniformRandom`,
+:class:`CheckCall` and :class:`EquityThreshold`) into a full behaviour policy of a
+:class:`hunl.game.HoldemEndgame`: node by node, top down, each player's range at a node is Bayes' rule on the
+policy itself, and the features are computed against those ranges.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from games.core.policy import Policy
+from games.core.tree import DECISION
+from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
+from hunl.decisions import (DecisionContext, DecisionRows, feature_names, node_features,
+                            reach_probabilities)
+
+__all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "concat_rows",
+           "TREE_KEYS"]
+
+#: The trees of a distilled policy: ``(street, facing a bet)``.
+TREE_KEYS = ((5, False), (5, True), (4, False), (4, True))
+
+
+def concat_rows(rows) -> DecisionRows:
+    """Concatenate the :class:`DecisionRows` of several endgames (each endgame's weights kept as they are)."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must hold at least one DecisionRows")
+    return DecisionRows(*(np.concatenate([getattr(r, f) for r in rows]) for f in DecisionRows.__dataclass_fields__))
+
+
+def _key_name(key) -> str:
+    street, facing = key
+    return f"{'river' if street == 5 else 'turn'}, {'facing a bet' if facing else 'not facing a bet'}"
+
+
+class DistilledPolicy(BaseEstimator):
+    """Per-street, per-decision strategy trees over interpretable features.
+
+    Parameters
+    ----------
+    max_depth : int, default 6
+        Depth of every tree.
+    criterion : {"emd", "squared_error"}, default "emd"
+        ``"emd"``: exact output-EMD splits on cumulative class distributions; ``"squared_error"``: CART
+        (scikit-learn) on the same targets.
+    min_samples_leaf : int, default 50
+    n_samples : int, default 200000
+        Decisions drawn per tree, with probability proportional to their weight (with replacement).
+    random_state : int, default 0
+
+    Attributes
+    ----------
+    trees_ : dict
+        ``{(street, facing): StrategyTree}`` for the decision types seen in training.
+    feature_names_ : dict
+        ``{(street, facing): tuple of str}``.
+    """
+
+    def __init__(self, max_depth: int = 6, criterion: str = "emd", min_samples_leaf: int = 50,
+                 n_samples: int = 200_000, random_state=0):
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.min_samples_leaf = min_samples_leaf
+        self.n_samples = n_samples
+        self.random_state = random_state
+
+    def fit(self, rows: DecisionRows) -> DistilledPolicy:
+        """Fit one tree per decision type present in ``rows``.
+
+        Raises
+        ------
+        ValueError
+            If ``rows`` is empty, a weight is negative or not finite, or a parameter is out of range.
+        """
+        from rulelearn.learners import StrategyTree
+
+        if self.criterion not in ("emd", "squared_error"):
+            raise ValueError(f"criterion must be 'emd' or 'squared_error', got {self.criterion!r}")
+        if int(self.n_samples) < 1:
+            raise ValueError(f"n_samples must be >= 1, got {self.n_samples!r}")
+        w = np.asarray(rows.weight, dtype=np.float64)
+        if w.size == 0:
+            raise ValueError("rows holds no decision")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("rows.weight must be finite and non-negative")
+        rng = np.random.default_rng(self.random_state)
+        self.trees_, self.feature_names_ = {}, {}
+        for key in TREE_KEYS:
+            street, facing = key
+            sel = np.flatnonzero((rows.street == street) & (rows.facing == facing) & (w > 0))
+            if sel.size == 0:
+                continue
+            names = feature_names(street)
+            p = w[sel] / w[sel].sum()
+            take = sel[rng.choice(sel.size, size=int(self.n_samples), p=p)]
+            X = np.nan_to_num(rows.X[take, :len(names)].astype(np.float64), nan=0.0)
+            Y = rows.Y[take].astype(np.float64)
+            Y /= Y.sum(axis=1, keepdims=True)
+            tree = StrategyTree(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                                criterion=self.criterion, random_state=self.random_state)
+            self.trees_[key] = tree.fit(X, Y)
+            self.feature_names_[key] = names
+        return self
+
+    def _tree_for(self, street: int, facing: bool):
+        key = (int(street), bool(facing))
+        if key in self.trees_:
+            return self.trees_[key], self.feature_names_[key]
+        other = (5, bool(facing))  # a turn decision without a turn tree: the river tree on shared features
+        if other in self.trees_:
+            return self.trees_[other], self.feature_names_[other]
+        raise ValueError(f"no tree for decisions '{_key_name(key)}' (not in the training rows)")
+
+    def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
+        """``(m, 4)`` class distributions for feature rows ``X`` of shape ``(m, F)`` (:data:`TURN_FEATURES`
+        order, at least the street's features)."""
+        tree, names = self._tree_for(street, facing)
+        return tree.predict(np.nan_to_num(np.asarray(X, dtype=np.float64)[:, :len(names)], nan=0.0))
+
+    def n_rules(self) -> int:
+        """Total number of leaves (one if-then rule each) over all trees."""
+        return int(sum(t.model_size[0] for t in self.trees_.values()))
+
+    def rules(self, min_coverage: float = 0.0) -> dict:
+        """Plain-language rules, ``{"river, facing a bet": [str, ...], ...}``, most covered first.
+
+        Each rule reads ``if 0.2 < equity <= 0.8 and facing_bet <= 0.6: check 91%, small bet 9%   [coverage]``;
+        coverage is the share of the tree's (weight-sampled) training decisions.
+        """
+        from rulelearn.rules import extract_rules
+
+        out = {}
+        for key, tree in self.trees_.items():
+            names = self.feature_names_[key]
+            leaves = extract_rules(tree.tree_, tree.leaf_strategies(), names)
+            leaves.sort(key=lambda r: -r.coverage)
+            labels = CLASS_LABELS[int(key[1])]
+            lines = []
+            for r in leaves:
+                if r.coverage < min_coverage:
+                    continue
+                cond = " and ".join(str(c) for c in r.conditions) or "always"
+                mix = ", ".join(f"{labels[c]} {r.strategy[c]:.0%}" for c in np.argsort(-r.strategy)
+                                if r.strategy[c] >= 0.05)
+                lines.append(f"if {cond}: {mix}   [{r.coverage:.1%} of decisions]")
+            out[_key_name(key)] = lines
+        return out
+
+
+class UniformRandom:
+    """Baseline: every action of a node with equal probability."""
+
+    name = "uniform random"
+    uniform_actions = True
+
+
+class CheckCall:
+    """Baseline: always check, or call when facing a bet."""
+
+    name = "always check/call"
+
+    def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
+        out = np.zeros((X.shape[0], N_CLASSES))
+        out[:, 1 if facing else 0] = 1.0
+        return out
+
+
+class EquityThreshold:
+    """Baseline: an equity-threshold heuristic on the equity against the opponent's range.
+
+    Not facing a bet: bet pot (a big bet) with equity above ``value``, check otherwise. Facing a bet of ``b``
+    times the pot: raise all-in with equity above ``raise_above``, call when the equity covers the pot odds
+    ``b / (1 + 2 b)``, fold otherwise.
+
+    Parameters
+    ----------
+    value : float, default 0.7
+    raise_above : float, default 0.9
+    """
+
+    name = "equity threshold"
+
+    def __init__(self, value: float = 0.7, raise_above: float = 0.9):
+        self.value = float(value)
+        self.raise_above = float(raise_above)
+
+    def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
+        eq = np.nan_to_num(X[:, 0], nan=0.0)
+        out = np.zeros((X.shape[0], N_CLASSES))
+        if not facing:
+            big = eq > self.value
+            out[big, 2] = 1.0
+            out[~big, 0] = 1.0
+            return out
+        b = X[:, 3]
+        odds = b / (1.0 + 2.0 * b)
+        allin = eq > self.raise_above
+        call = ~allin & (eq >= odds)
+        out[allin, 3] = 1.0
+        out[call, 1] = 1.0
+        out[~allin & ~call, 0] = 1.0
+        return out
+
+
+def play(game, chooser) -> Policy:
+    """The full behaviour policy of ``chooser`` in an endgame, both players, ranges by Bayes' rule on itself.
+
+    Parameters
+    ----------
+    game : hunl.game.HoldemEndgame
+    chooser : DistilledPolicy, CheckCall, EquityThreshold, UniformRandom or any object with
+        ``class_probs(street, facing, X) -> (m, 4)`` (or ``uniform_actions = True``)
+
+    Returns
+    -------
+    games.core.Policy
+        Decision nodes are visited by depth; at each, the features of every hand are computed against the
+        ranges the policy itself induces (:func:`hunl.decisions.node_features`), the chooser gives class
+        distributions and :func:`hunl.actions.classes_to_actions` maps them onto the node's actions. Hands that
+        cannot hold on the node's board (they share the river card) play uniformly (never reached).
+    """
+    t = game.tree
+    ctx = DecisionContext(game)
+    probs = np.zeros((t.n_nodes, game.max_hands))
+    probs[0] = 1.0
+    nondec = t.kind[t.parent[1:]] != DECISION
+    probs[1:][nondec] = 1.0
+    reach = np.ones((2, t.n_nodes, game.max_hands))
+    depth = t.depth
+    dec_depth = depth[ctx.nodes]
+    uniform = bool(getattr(chooser, "uniform_actions", False))
+    for d in range(int(depth.max()) + 1):
+        if d > 0:
+            level = np.flatnonzero(depth == d)
+            reach_probabilities(game, probs, upto=level, reach=reach)
+        which = np.flatnonzero(dec_depth == d)
+        if which.size == 0:
+            continue
+        feats = None if uniform else node_features(game, ctx, which, reach)
+        for i, k in enumerate(which):
+            n = int(ctx.nodes[k])
+            p = int(ctx.player[k])
+            hp = game.num_hands[p]
+            kids = t.children(n)
+            member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
+            act = np.full((hp, len(kids)), 1.0 / len(kids))
+            if not uniform:
+                X = feats[i]
+                ok = ~np.isnan(X[:, 0])
+                if ok.any():
+                    cp = chooser.class_probs(int(ctx.street[k]), bool(ctx.facing[k]), X[ok])
+                    act[ok] = classes_to_actions(cp, member)
+            probs[kids.start:kids.stop, :hp] = act.T
+    return Policy(game, probs)
+
