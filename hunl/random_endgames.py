@@ -326,6 +326,8 @@ class EndgameSampler:
     ValueError
         A bad street, range or size, an unknown range model or a negative probability, ``"bayes"`` on the turn,
         or an ``spr`` low end at which some bet would collapse into all-in; the message names the parameter.
+    TypeError
+        If ``bet_sizes`` is not a :class:`hunl.tree.BetSizes`.
 
     Examples
     --------
@@ -365,7 +367,7 @@ class EndgameSampler:
         if self.spr[0] <= 0:
             raise ValueError(f"spr must be positive, got {self.spr!r}")
         if not isinstance(self.bet_sizes, BetSizes):
-            raise ValueError(f"bet_sizes must be a hunl.tree.BetSizes, got {self.bet_sizes!r}")
+            raise TypeError(f"bet_sizes must be a hunl.tree.BetSizes, got {self.bet_sizes!r}")
         cap = self.raise_cap
         if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
             raise ValueError(f"raise_cap must be an integer >= 0, got {cap!r}")

@@ -82,6 +82,7 @@ def supports_group_optimum(family) -> bool:
 #: Registered families: name -> "module:attribute".
 FAMILIES = {
     "betgame": "games.betgame.family:BetGameFamily",
+    "hunl_river": "hunl.family:HoldemRiverFamily",
 }
 
 

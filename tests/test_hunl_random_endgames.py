@@ -229,7 +229,6 @@ def test_bayes_posterior_is_prior_times_own_action_probabilities():
     (dict(street="turn", range_models=("preflop",)), "spr"),
     (dict(sharpness=(2.0, 1.0)), "sharpness"),
     (dict(noise=(-0.1, 0.5)), "noise"),
-    (dict(bet_sizes=(0.5, 1.0)), "bet_sizes"),
     (dict(raise_cap=-1), "raise_cap"),
     (dict(big_blind=0), "big_blind"),
     (dict(max_combos=0), "max_combos"),
@@ -238,6 +237,11 @@ def test_bayes_posterior_is_prior_times_own_action_probabilities():
 def test_bad_parameters_name_themselves(kwargs, name):
     with pytest.raises(ValueError, match=name):
         EndgameSampler(**kwargs)
+
+
+def test_bet_sizes_of_the_wrong_type():
+    with pytest.raises(TypeError, match="bet_sizes"):
+        EndgameSampler(bet_sizes=(0.5, 1.0))
 
 
 def test_bad_sample_arguments():
