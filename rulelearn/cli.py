@@ -12,7 +12,8 @@ __all__ = ["main"]
 
 
 def _add_db_args(p: argparse.ArgumentParser, games: int) -> None:
-    p.add_argument("--game", default="betgame", help="game family (default: betgame, the paper's ten-card game)")
+    p.add_argument("--game", "--family", dest="game", default="betgame",
+                   help="game family: betgame (default, the paper's ten-card game) or hunl_river")
     p.add_argument("--games", type=int, default=games, help=f"number of games in the database (default {games})")
     p.add_argument("--seed", type=int, default=0, help="seed of the game stream and of the learners (default 0)")
     p.add_argument("--db", default="data/betgame", help="solution database directory (default data/betgame)")
@@ -36,7 +37,8 @@ def _generate(args):
     workers = "Dask worker threads" if report.backend == "dask" else "workers"
     print(f"solution database {db.path}: {stored} games stored; this run solved {report.n_solved} "
           f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} {workers}), "
-          f"{report.n_unverified} failed verification (NashConv > 1e-9)")
+          f"{report.n_unverified} failed verification"
+          + (" (NashConv > 1e-9)" if family.name == "betgame" else ""))
     return family, db, report
 
 
