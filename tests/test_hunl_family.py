@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games.core import Policy, best_response
 from games.core import exploitability as core_exploitability
@@ -19,6 +21,7 @@ SMALL = dict(max_combos=60, bayes_combos=30, bayes_iterations=20, iterations=300
              range_models=(("preflop", 0.4), ("strength", 0.4), ("bayes", 0.2)))
 TIMING = ("seconds", "solve_seconds")
 SEED = 6  # endgames 1 and 3 of this stream have ranges of the "bayes" model
+TINY = HoldemRiverFamily(max_combos=25, range_models=("preflop", "strength"))
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +109,24 @@ def test_float16_storage_moves_exploitability_by_little(family, columns):
         # and the layout round trip is exact before rounding
         back = edge_policy(g, combo_policy(g, sol.result.policy.probs))
         assert np.allclose(Policy(g, back).probs, sol.result.policy.probs, atol=1e-12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.floats(0.05, 5.0))
+def test_layouts_round_trip(k, concentration):
+    g = TINY.sampler.game(TINY.sampler.sample(1, k))
+    pol = Policy.random(g, rng=k, concentration=concentration)
+    combo = combo_policy(g, pol.probs)
+    assert np.allclose(edge_policy(g, combo), pol.probs, rtol=1e-14, atol=0)  # rows summed to 1 already
+    for p in (0, 1):                                                    # each combo's actions in the combo layout
+        for n in g.tree.decision_nodes(p):
+            kids = list(g.tree.children(n))
+            assert np.array_equal(combo[np.ix_(kids, g.combos[p])], pol.at(n).T)
+            outside = np.setdiff1d(np.arange(1326), g.combos[p])
+            assert not np.any(combo[np.ix_(kids, outside)])
+    half = edge_policy(g, combo.astype(np.float16))
+    Policy(g, half)                                                     # valid after rounding
+    assert np.allclose(half, pol.probs, rtol=2.0**-9, atol=2.0**-24)
 
 
 def test_protocol_ranges_strategies_and_exploitability(family, columns):

@@ -257,3 +257,12 @@ def test_bet_sizes_that_never_collapse_pass():
     s = EndgameSampler(bet_sizes=BetSizes(bets=(0.33, 0.75), raises=(), all_in=True), spr=(1.3, 3.0),
                        range_models=("preflop",))
     assert s.root_actions == ("check", "bet 0.33 pot", "bet 0.75 pot", "all-in")
+
+
+def test_docstring_examples():
+    import doctest
+
+    import hunl.random_endgames as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
