@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hunl.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, board_conflicts, check_board
+from hunl.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, board_conflicts, check_board, unblocked_sums
 from hunl.evaluator import showdown_order
 
 __all__ = [
@@ -58,175 +58,180 @@ __all__ = [
 ]
 
 _CACHE_BOARDS = 16
+_HISTOGRAM_CHUNK = 16
 
 
 # ------------------------------------------------------------------------------------------- compiled kernels
 @njit(cache=True)
-def _sweep(order, key, scards, w, num, den, cnt):  # pragma: no cover - compiled
-    """One weight vector against the combos of one river board (or one sort key), sorted by ``key`` ascending.
+def _sweep(o, ky, a0, a1, wt, counts, ws, num, den, cnt, card_w, card_n, total, total_n,
+           below):  # pragma: no cover - compiled
+    """K weight vectors against the combos of one river board (or one sort key), sorted by key ascending.
 
-    For every combo ``h = order[i]`` writes ``num[h]`` = weight of the compatible combos with a smaller key
-    plus half the weight of those with an equal key (win + tie / 2), ``den[h]`` = weight of all compatible
-    combos and ``cnt[h]`` = their number among those with positive weight. Entries of combos not in ``order``
-    are left untouched. ``w`` is indexed by combo; only combos in ``order`` count.
+    ``o``, ``ky``, ``a0``, ``a1`` (m,): the sorted combos, their keys and their two cards; ``wt`` (1326, K) the
+    weights by combo, one column per vector. For the combo at sorted position ``i`` and column ``q`` writes
+    ``num[i, q]`` = weight of the compatible combos with a smaller key plus half the weight of those with an
+    equal key (win + tie / 2) and ``den[i, q]`` = weight of all compatible combos; with ``counts`` also
+    ``cnt[i, q]`` = the number of compatible combos of positive weight (integers, exact in float64). The inner
+    loops run over the K columns: independent lanes, contiguous in memory. The rest is scratch:
+    ``ws`` (m, K), ``card_w``/``card_n`` (52, K), ``total``/``total_n``/``below`` (K,).
     """
-    m = order.size
-    card_w = np.zeros(52)
-    card_n = np.zeros(52, dtype=np.int64)
-    total = 0.0
-    total_n = 0
+    m = o.size
+    k = wt.shape[1]
+    card_w[:] = 0.0
+    total[:] = 0.0
+    if counts:
+        card_n[:] = 0.0
+        total_n[:] = 0.0
     for i in range(m):
-        x = w[order[i]]
-        a = scards[i, 0]
-        b = scards[i, 1]
-        total += x
-        card_w[a] += x
-        card_w[b] += x
-        if x > 0.0:
-            total_n += 1
-            card_n[a] += 1
-            card_n[b] += 1
-    for i in range(m):
-        h = order[i]
-        a = scards[i, 0]
-        b = scards[i, 1]
-        x = w[h]
-        den[h] = total - card_w[a] - card_w[b] + x
-        cnt[h] = total_n - card_n[a] - card_n[b] + (1 if x > 0.0 else 0)
-    for c in range(52):
-        card_w[c] = 0.0
-    below = 0.0
+        h = o[i]
+        for q in range(k):
+            x = wt[h, q]
+            ws[i, q] = x
+            total[q] += x
+            card_w[a0[i], q] += x
+            card_w[a1[i], q] += x
+        if counts:
+            for q in range(k):
+                p = 1.0 if ws[i, q] > 0.0 else 0.0
+                total_n[q] += p
+                card_n[a0[i], q] += p
+                card_n[a1[i], q] += p
+    for i in range(m):                            # inclusion-exclusion: only the combo itself holds both cards
+        for q in range(k):
+            den[i, q] = total[q] - card_w[a0[i], q] - card_w[a1[i], q] + ws[i, q]
+        if counts:
+            for q in range(k):
+                p = 1.0 if ws[i, q] > 0.0 else 0.0
+                cnt[i, q] = total_n[q] - card_n[a0[i], q] - card_n[a1[i], q] + p
+    card_w[:] = 0.0
+    below[:] = 0.0
     i = 0
     while i < m:
-        j = i
-        while j < m and key[j] == key[i]:
+        j = i + 1
+        while j < m and ky[j] == ky[i]:
             j += 1
         for t in range(i, j):                     # compatible weight strictly below
-            num[order[t]] = below - card_w[scards[t, 0]] - card_w[scards[t, 1]]
+            for q in range(k):
+                num[t, q] = below[q] - card_w[a0[t], q] - card_w[a1[t], q]
         for t in range(i, j):
-            x = w[order[t]]
-            below += x
-            card_w[scards[t, 0]] += x
-            card_w[scards[t, 1]] += x
-        for t in range(i, j):                     # ... and below or equal: h itself is removed by +w[h]
-            h = order[t]
-            upto = below - card_w[scards[t, 0]] - card_w[scards[t, 1]] + w[h]
-            num[h] = 0.5 * (num[h] + upto)
+            for q in range(k):
+                x = ws[t, q]
+                below[q] += x
+                card_w[a0[t], q] += x
+                card_w[a1[t], q] += x
+        for t in range(i, j):                     # ... and below or equal (the combo itself removed by +ws)
+            for q in range(k):
+                num[t, q] = 0.5 * (num[t, q] + below[q] - card_w[a0[t], q] - card_w[a1[t], q] + ws[t, q])
         i = j
 
 
 @njit(cache=True)
-def _equity_rows(order, key, scards, weights, out):  # pragma: no cover - compiled
-    """Equity of every combo against each row of ``weights`` (K, 1326), averaged over the R river boards of
-    ``order``/``key``/``scards`` (R, m) as sum of numerators / sum of denominators; NaN without compatible
-    positive weight. ``out`` (K, 1326)."""
-    n_rows = weights.shape[0]
-    n_boards, m = order.shape
-    num = np.zeros(1326)
-    den = np.zeros(1326)
-    cnt = np.zeros(1326, dtype=np.int64)
-    s_num = np.zeros(1326)
-    s_den = np.zeros(1326)
-    s_cnt = np.zeros(1326, dtype=np.int64)
-    for k in range(n_rows):
-        s_num[:] = 0.0
-        s_den[:] = 0.0
-        s_cnt[:] = 0
-        for r in range(n_boards):
-            _sweep(order[r], key[r], scards[r], weights[k], num, den, cnt)
-            for i in range(m):
-                h = order[r, i]
-                s_num[h] += num[h]
-                s_den[h] += den[h]
-                s_cnt[h] += cnt[h]
-        for h in range(1326):
-            if s_cnt[h] == 0:
-                out[k, h] = np.nan
-            else:
-                e = s_num[h] / s_den[h]
-                out[k, h] = min(max(e, 0.0), 1.0)
+def _scratch(m, k):  # pragma: no cover - compiled
+    return (np.empty((m, k)), np.empty((m, k)), np.empty((m, k)), np.empty((m, k)), np.empty((52, k)),
+            np.empty((52, k)), np.empty(k), np.empty(k), np.empty(k))
 
 
 @njit(cache=True)
-def _river_equities(order, key, scards, w, eq, prob, uniform):  # pragma: no cover - compiled
-    """Equity of every combo on each of the R river boards against ``w`` (opponent combos holding the river
-    card removed), ``eq`` (R, 1326), and the river's probability weight ``prob`` (R, 1326): the compatible
-    opponent weight (chance model of the endgame) or 1 (``uniform``); both 0 / NaN where undefined."""
+def _equity_batch(order, key, c0, c1, wt, out):  # pragma: no cover - compiled
+    """Equity of every combo against each column of ``wt`` (1326, K), summed over the R river boards of
+    ``order``, ``key``, ``c0``, ``c1`` (R, m) as sum of numerators / sum of denominators, into ``out``
+    (1326, K); 0 for combos without compatible weight (the caller masks them with NaN)."""
     n_boards, m = order.shape
-    num = np.zeros(1326)
-    den = np.zeros(1326)
-    cnt = np.zeros(1326, dtype=np.int64)
+    k = wt.shape[1]
+    ws, num, den, cnt, card_w, card_n, total, total_n, below = _scratch(m, k)
+    s_num = np.zeros((1326, k))
+    s_den = np.zeros((1326, k))
     for r in range(n_boards):
-        for h in range(1326):
-            eq[r, h] = np.nan
-            prob[r, h] = 0.0
-        _sweep(order[r], key[r], scards[r], w, num, den, cnt)
+        o = order[r]
+        _sweep(o, key[r], c0[r], c1[r], wt, False, ws, num, den, cnt, card_w, card_n, total, total_n, below)
         for i in range(m):
-            h = order[r, i]
-            if cnt[h] > 0:
-                eq[r, h] = min(max(num[h] / den[h], 0.0), 1.0)
-                prob[r, h] = 1.0 if uniform else max(den[h], 0.0)
+            h = o[i]
+            for q in range(k):
+                s_num[h, q] += num[i, q]
+                s_den[h, q] += den[i, q]
+    for h in range(1326):
+        for q in range(k):
+            d = s_den[h, q]
+            out[h, q] = min(max(s_num[h, q] / d, 0.0), 1.0) if d > 0.0 else 0.0
 
 
 @njit(cache=True)
-def _weighted_quantiles(values, probs, levels, out):  # pragma: no cover - compiled
-    """For each column h of ``values``/``probs`` (R, 1326): the quantiles ``inf{x : F(x) >= p}`` of the
-    distribution with atoms ``values[:, h]`` of probability proportional to ``probs[:, h]`` (atoms with
-    probability 0 ignored) at each ``p`` in ``levels``; NaN if no atom has positive probability."""
-    n_boards = values.shape[0]
-    q = levels.size
+def _river_equities(order, key, c0, c1, wt, uniform, eq, prob):  # pragma: no cover - compiled
+    """Equity of every combo on each of the R river boards against each column of ``wt`` (1326, K) (opponent
+    combos holding the river card drop out), ``eq`` (K, 1326, R), and the river's probability weight ``prob``
+    (K, 1326, R): the compatible opponent weight (the endgame's chance model) or 1 (``uniform``); NaN / 0 where
+    no compatible opponent combo has positive weight. (Rivers last: each combo's distribution is contiguous.)"""
+    n_boards, m = order.shape
+    k = wt.shape[1]
+    ws, num, den, cnt, card_w, card_n, total, total_n, below = _scratch(m, k)
+    eq[:] = np.nan
+    prob[:] = 0.0
+    for r in range(n_boards):
+        o = order[r]
+        _sweep(o, key[r], c0[r], c1[r], wt, True, ws, num, den, cnt, card_w, card_n, total, total_n, below)
+        for i in range(m):
+            h = o[i]
+            for q in range(k):
+                if cnt[i, q] > 0.5:
+                    eq[q, h, r] = min(max(num[i, q] / den[i, q], 0.0), 1.0)
+                    prob[q, h, r] = 1.0 if uniform else max(den[i, q], 0.0)
+
+
+@njit(cache=True)
+def _weighted_quantiles(eq, prob, levels, out):  # pragma: no cover - compiled
+    """For each column q and combo h of ``eq``/``prob`` (K, 1326, R): the quantiles ``inf{x : F(x) >= p}`` at
+    each ``p`` in ``levels`` of the distribution with atoms ``eq[q, h, :]`` of probability proportional to
+    ``prob[q, h, :]`` (atoms of probability 0 ignored), into ``out`` (K, 1326, len(levels)); NaN if no atom
+    has positive probability."""
+    k, n_combos, n_boards = eq.shape
+    n_levels = levels.size
     vals = np.empty(n_boards)
     ps = np.empty(n_boards)
-    for h in range(values.shape[1]):
-        n = 0
-        total = 0.0
-        for r in range(n_boards):
-            p = probs[r, h]
-            if p > 0.0:
-                v = values[r, h]
-                j = n                              # insertion sort by value (n <= 48)
-                while j > 0 and vals[j - 1] > v:
-                    vals[j] = vals[j - 1]
-                    ps[j] = ps[j - 1]
-                    j -= 1
-                vals[j] = v
-                ps[j] = p
-                n += 1
-                total += p
-        if n == 0:
-            for t in range(q):
-                out[h, t] = np.nan
-            continue
-        t = 0
-        cum = 0.0
-        for j in range(n):
-            cum += ps[j]
-            while t < q and (cum >= levels[t] * total * (1.0 - 1e-12) or j == n - 1):
-                out[h, t] = vals[j]
-                t += 1
-
-
-@njit(cache=True)
-def _histogram_rows(order, key, scards, weights, levels, uniform, out):  # pragma: no cover - compiled
-    """Quantiles of the river-equity distribution of every combo for each row of ``weights``; out (K, 1326, q)."""
-    n_boards = order.shape[0]
-    eq = np.empty((n_boards, 1326))
-    prob = np.empty((n_boards, 1326))
-    for k in range(weights.shape[0]):
-        _river_equities(order, key, scards, weights[k], eq, prob, uniform)
-        _weighted_quantiles(eq, prob, levels, out[k])
+    for q in range(k):
+        for h in range(n_combos):
+            n = 0
+            total = 0.0
+            for r in range(n_boards):
+                p = prob[q, h, r]
+                if p > 0.0:
+                    v = eq[q, h, r]
+                    j = n                              # insertion sort by value (n <= 48)
+                    while j > 0 and vals[j - 1] > v:
+                        vals[j] = vals[j - 1]
+                        ps[j] = ps[j - 1]
+                        j -= 1
+                    vals[j] = v
+                    ps[j] = p
+                    n += 1
+                    total += p
+            if n == 0:
+                for t in range(n_levels):
+                    out[q, h, t] = np.nan
+                continue
+            t = 0
+            cum = 0.0
+            for j in range(n):
+                cum += ps[j]
+                while t < n_levels and (cum >= levels[t] * total * (1.0 - 1e-12) or j == n - 1):
+                    out[q, h, t] = vals[j]
+                    t += 1
 
 
 # ------------------------------------------------------------------------------------------- board set-up
 @dataclass(frozen=True, eq=False)
 class _Sorted:
-    """Combos of R boards (or R sort keys) sorted ascending: order int32 (R, m), key int32 (R, m), the sorted
-    combos' cards int8 (R, m, 2), and ``valid`` bool (R, 1326) (the combo is in ``order[r]``)."""
+    """Combos of R boards (or R sort keys) sorted ascending: ``order`` int64 (R, m), ``key`` int32 (R, m), the
+    sorted combos' two cards ``c0``, ``c1`` int64 (R, m); ``live`` bool (1326,): the combos that miss the
+    board (whose features are defined)."""
 
     order: np.ndarray
     key: np.ndarray
-    cards: np.ndarray
-    valid: np.ndarray
+    c0: np.ndarray
+    c1: np.ndarray
+    live: np.ndarray
+
+    def arrays(self) -> tuple:
+        return self.order, self.key, self.c0, self.c1
 
 
 def _readonly(*arrays):
@@ -234,40 +239,50 @@ def _readonly(*arrays):
         a.setflags(write=False)
 
 
-def _sorted_boards(boards) -> _Sorted:
-    orders, keys = [], []
-    for b in boards:
-        o, s = showdown_order(b)
-        orders.append(o)
-        keys.append(s)
-    order = np.ascontiguousarray(np.stack(orders).astype(np.int32))
-    key = np.ascontiguousarray(np.stack(keys).astype(np.int32))
-    cards = np.ascontiguousarray(COMBO_CARDS[order].astype(np.int8))
-    valid = np.zeros((order.shape[0], NUM_COMBOS), dtype=bool)
-    np.put_along_axis(valid, order.astype(np.intp), True, axis=1)
-    _readonly(order, key, cards, valid)
-    return _Sorted(order, key, cards, valid)
+def _make_sorted(order: np.ndarray, key: np.ndarray, live: np.ndarray) -> _Sorted:
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    key = np.ascontiguousarray(key, dtype=np.int32)
+    c0 = np.ascontiguousarray(COMBO_CARDS[order, 0], dtype=np.int64)
+    c1 = np.ascontiguousarray(COMBO_CARDS[order, 1], dtype=np.int64)
+    _readonly(order, key, c0, c1, live)
+    return _Sorted(order, key, c0, c1, live)
 
 
 @functools.lru_cache(maxsize=_CACHE_BOARDS)
 def _showdowns(cards: tuple) -> _Sorted:
-    """The river boards of a sorted board tuple (itself on the river, the 48 rivers of a turn), sorted by
-    strength; river ``r`` of a turn is ``rivers(cards)[r]``."""
-    if len(cards) == 5:
-        return _sorted_boards([cards])
-    return _sorted_boards([cards + (r,) for r in _rivers(cards)])
+    """The river boards of a sorted board tuple (itself on the river, the 48 rivers of a turn), each with its
+    combos sorted by strength; river ``r`` of a turn is ``_rivers(cards)[r]``."""
+    boards = [cards] if len(cards) == 5 else [cards + (r,) for r in _rivers(cards)]
+    sorted_boards = [showdown_order(b) for b in boards]
+    return _make_sorted(np.stack([s.order for s in sorted_boards]), np.stack([s.strength for s in sorted_boards]),
+                        ~board_conflicts(cards))
 
 
 def _rivers(cards: tuple) -> np.ndarray:
     return np.setdiff1d(np.arange(NUM_CARDS), np.asarray(cards))
 
 
+def _equity(sd: _Sorted, w2: np.ndarray, chunk: int = 128) -> np.ndarray:
+    """Equity (K, 1326) of every combo against each row of ``w2`` (K, 1326) on the boards of ``sd``; NaN where
+    the combo misses the board but no compatible opponent combo has positive weight (decided on integer counts:
+    positive-weight combos sharing no card with the hand, by inclusion-exclusion over cards), or holds a board
+    card."""
+    live = sd.live
+    out = np.empty(w2.shape)
+    for start in range(0, w2.shape[0], chunk):                 # bounded scratch memory for big batches
+        block = w2[start:start + chunk]
+        res = np.empty((NUM_COMBOS, block.shape[0]))
+        _equity_batch(*sd.arrays(), np.ascontiguousarray(block.T), res)
+        out[start:start + chunk] = res.T
+    positive = ((w2 > 0) & live).astype(np.float64)            # counts: integers, exact in float64
+    compatible = unblocked_sums(positive.T).T
+    out[(compatible < 0.5) | ~live] = np.nan
+    return out
+
+
 @functools.lru_cache(maxsize=_CACHE_BOARDS)
 def _uniform_equity(cards: tuple) -> np.ndarray:
-    sd = _showdowns(cards)
-    out = np.empty((1, NUM_COMBOS))
-    _equity_rows(sd.order, sd.key, sd.cards, np.ones((1, NUM_COMBOS)), out)
-    out = out[0]
+    out = _equity(_showdowns(cards), np.ones((1, NUM_COMBOS)))[0]
     _readonly(out)
     return out
 
@@ -277,9 +292,10 @@ def _river_hs(cards: tuple) -> np.ndarray:
     """HS of every combo on each of the 48 river boards of a turn board, float64 (48, 1326), NaN where the
     combo holds the river card (or a board card)."""
     sd = _showdowns(cards)
-    eq = np.empty((sd.order.shape[0], NUM_COMBOS))
+    eq = np.empty((1, NUM_COMBOS, sd.order.shape[0]))
     prob = np.empty_like(eq)
-    _river_equities(sd.order, sd.key, sd.cards, np.ones(NUM_COMBOS), eq, prob, True)
+    _river_equities(*sd.arrays(), np.ones((NUM_COMBOS, 1)), True, eq, prob)
+    eq = np.ascontiguousarray(eq[0].T)
     _readonly(eq)
     return eq
 
@@ -288,15 +304,11 @@ def _river_hs(cards: tuple) -> np.ndarray:
 def _uniform_equity_order(cards: tuple) -> _Sorted:
     """The combos of a turn board sorted by their equity against the uniform range (key = rank of the value)."""
     ev = _uniform_equity(cards)
-    valid = ~np.isnan(ev)
-    combos = np.flatnonzero(valid)
+    live = ~np.isnan(ev)
+    combos = np.flatnonzero(live)
     _, rank = np.unique(ev[combos], return_inverse=True)   # equal values are exactly equal (see range_percentile)
     perm = np.lexsort((combos, rank))
-    order = combos[perm].astype(np.int32)[None, :]
-    key = rank[perm].astype(np.int32)[None, :]
-    sorted_cards = np.ascontiguousarray(COMBO_CARDS[order].astype(np.int8))
-    _readonly(order, key, sorted_cards, valid)
-    return _Sorted(order, key, sorted_cards, valid[None, :])
+    return _make_sorted(combos[perm][None, :], rank[perm][None, :], live)
 
 
 # ------------------------------------------------------------------------------------------- validation
@@ -362,9 +374,7 @@ def equity(board, opp_weights) -> np.ndarray:
     """
     cards = _board(board)
     w, single = _weights(opp_weights, "opp_weights", cards)
-    sd = _showdowns(cards)
-    out = np.empty_like(w)
-    _equity_rows(sd.order, sd.key, sd.cards, w, out)
+    out = _equity(_showdowns(cards), w)
     return out[0] if single else out
 
 
@@ -427,9 +437,7 @@ def range_percentile(board, own_weights) -> np.ndarray:
     """
     cards = _board(board)
     w, single = _weights(own_weights, "own_weights", cards)
-    sd = _showdowns(cards) if len(cards) == 5 else _uniform_equity_order(cards)
-    out = np.empty_like(w)
-    _equity_rows(sd.order, sd.key, sd.cards, w, out)
+    out = _equity(_showdowns(cards) if len(cards) == 5 else _uniform_equity_order(cards), w)
     return out[0] if single else out
 
 
@@ -482,7 +490,13 @@ def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilitie
     sd = _showdowns(cards)
     levels = (np.arange(int(quantiles)) + 0.5) / int(quantiles)
     out = np.empty((w.shape[0], NUM_COMBOS, int(quantiles)))
-    _histogram_rows(sd.order, sd.key, sd.cards, w, levels, river_probabilities == "uniform", out)
+    eq = np.empty((_HISTOGRAM_CHUNK, NUM_COMBOS, sd.order.shape[0]))
+    prob = np.empty_like(eq)
+    for start in range(0, w.shape[0], _HISTOGRAM_CHUNK):            # bounded scratch memory (about 16 MB)
+        block = np.ascontiguousarray(w[start:start + _HISTOGRAM_CHUNK].T)
+        e, p = eq[:block.shape[1]], prob[:block.shape[1]]
+        _river_equities(*sd.arrays(), block, river_probabilities == "uniform", e, p)
+        _weighted_quantiles(e, p, levels, out[start:start + block.shape[1]])
     return out[0] if single else out
 
 
