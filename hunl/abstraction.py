@@ -307,9 +307,25 @@ def kmeans_1d(values, n_clusters: int, sample_weight=None):
         Weighted mean of each cluster, increasing; ``m = min(n_clusters, distinct values)``.
     inertia : float
         Weighted sum of squared distances to the centres (the minimum over all partitions).
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty, not one-dimensional or not finite, ``n_clusters < 1``, or ``sample_weight``
+        has another shape or a non-positive or non-finite entry.
+    TypeError
+        If ``n_clusters`` is not an integer.
     """
     x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError(f"values must be a non-empty finite 1-D array, got shape {x.shape}")
+    if isinstance(n_clusters, (bool, np.bool_)) or not isinstance(n_clusters, (int, np.integer)):
+        raise TypeError(f"n_clusters must be an integer, got {type(n_clusters).__name__}")
+    if n_clusters < 1:
+        raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
     c = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if c.shape != x.shape or not np.all(np.isfinite(c)) or np.any(c <= 0):
+        raise ValueError("sample_weight must be positive and finite, one per value")
     uniq, inv = np.unique(x, return_inverse=True)
     cw = np.bincount(inv, c, minlength=uniq.size)
     k = min(int(n_clusters), uniq.size)

@@ -23,8 +23,11 @@ How (the technique of :mod:`games.core.showdown`): the combos of each river boar
 per board (cached). For each weight vector one ascending sweep over the sorted combos accumulates the weight
 of the strictly weaker and of the weaker-or-equal opponent combos together with their per-card sums, and card
 removal subtracts the per-card sums of our two cards (inclusion-exclusion: only the combo ``h`` itself holds
-both). That is O(n) per weight vector and river board, O(44 n) on the turn -- no 1,326 x 1,326 matrix. Whether
-a combo has compatible opponent weight at all is decided on integer counts (exact), not on float sums.
+both). That is O(n) per weight vector and river board, O(48 n) on the turn -- no 1,326 x 1,326 matrix. A batch
+of K weight vectors is swept together, the innermost loops running over the K vectors (independent, contiguous
+lanes), which is several times faster than K separate sweeps. Whether a combo has compatible opponent weight at
+all is decided on integer counts (exact), not on float sums. Speed: ``benchmarks/bench_hunl_features.py``
+(section *HUNL interpretable features* of ``docs/BENCHMARKS.md``).
 
 >>> import numpy as np
 >>> from hunl.cards import combo_index

@@ -295,3 +295,13 @@ def test_estimator_conventions_and_bad_parameters():
             CardAbstraction(**params).fit(TURN)
     with pytest.raises(ValueError, match="board"):
         CardAbstraction().fit("Ks7d")
+
+
+def test_kmeans_1d_rejects_bad_input():
+    for args, exc in [((np.array([]), 2), ValueError), ((np.array([0.1, np.nan]), 2), ValueError),
+                      ((np.ones((2, 2)), 2), ValueError), ((np.ones(3), 0), ValueError),
+                      ((np.ones(3), 1.5), TypeError)]:
+        with pytest.raises(exc):
+            kmeans_1d(*args)
+    with pytest.raises(ValueError, match="sample_weight"):
+        kmeans_1d(np.ones(3), 2, sample_weight=np.array([1.0, 0.0, 1.0]))
