@@ -18,13 +18,29 @@ features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf 
     Bets and raises of the opponent on this street and on the previous street of the endgame.
 ``in_position``
     1 for player 2 (acts last), 0 for player 1.
+``opp_strong``
+    Share of the opponent's range at ``n`` holding a strong hand (equity against a uniform range at least
+    :data:`STRONG_EQUITY`): the all-in rule's "the opponent's range contains at least 10% strong hands".
+``equity_margin``
+    ``equity`` minus the pot odds of the bet faced, ``b / (1 + 2 b)`` for a bet of ``b`` pots: above 0, a call
+    wins against the range (equal to ``equity`` when not facing a bet).
+``defend_margin``
+    ``percentile`` minus ``b / (1 + b)``: above 0, the hand is within the share ``1 / (1 + b)`` of the range that
+    must continue so that a pure bluff does not profit (the minimum defence frequency); ``percentile`` when not
+    facing a bet.
+``own_strong``
+    Share of the player's own range holding a strong hand (the nut advantage, with ``opp_strong``).
+``range_equity``
+    Mean equity of the player's own range against the opponent's (the range advantage; 0.5 = even).
 ``decile_1`` ... ``decile_10`` (turn only)
     Deciles of ``h``'s equity histogram over the river cards against the opponent's range (Bertsimas & Paskov
     2022, Section 2.2).
 
-The ranges at ``n`` are the players' reach-weighted ranges (Bayes' rule on the strategy being played): the
-equilibrium strategy when the rows are training data, the distilled policy itself when it plays
-(:mod:`hunl.distill`).
+The range features are computed against one of two pairs of ranges (``ranges=``): the ranges at ``n``
+(``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled policy
+itself when it plays) or the endgame's starting ranges (``"start"``, the default). A human can track either; for
+a distilled policy ``"start"`` is much less exploitable, because with ``"node"`` its features depend on its own
+earlier mistakes, which compounds them (docs/HUNL.md has the numbers).
 """
 
 from __future__ import annotations
@@ -39,11 +55,13 @@ from hunl import features as F
 from hunl.actions import N_CLASSES, edge_classes
 from hunl.cards import COMBO_CARDS
 
-__all__ = ["RIVER_FEATURES", "TURN_FEATURES", "feature_names", "DecisionContext", "reach_probabilities",
+__all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
            "node_features", "decision_rows", "DecisionRows"]
 
 RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev",
-                  "in_position")
+                  "in_position", "opp_strong", "equity_margin", "defend_margin", "own_strong", "range_equity")
+#: A hand is *strong* when its equity against a uniform range is at least this (the ``opp_strong`` feature).
+STRONG_EQUITY = 0.8
 TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
 
 
@@ -209,6 +227,22 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         pub = ctx.public[ks]  # (K, 5)
         for j in range(pub.shape[1]):
             cols.append(np.broadcast_to(pub[:, j:j + 1], (len(ks), hp.size)))
+        uni = _uniform_equity(board)
+        strong = np.nan_to_num(uni) >= STRONG_EQUITY
+        tot = opp_w.sum(axis=1)
+        share = np.where(tot > 0, opp_w[:, strong].sum(axis=1) / np.where(tot > 0, tot, 1.0), np.nan)
+        cols.append(np.broadcast_to(share[:, None], (len(ks), hp.size)))
+        b = pub[:, 0:1]
+        cols.append(cols[0] - b / (1.0 + 2.0 * b))
+        cols.append(cols[2] - b / (1.0 + b))
+        own_tot = own_w.sum(axis=1)
+        own_share = np.where(own_tot > 0, own_w[:, strong].sum(axis=1) / np.where(own_tot > 0, own_tot, 1.0),
+                             np.nan)
+        cols.append(np.broadcast_to(own_share[:, None], (len(ks), hp.size)))
+        eqw = np.where(np.isnan(eq), 0.0, eq) * own_w
+        mass = np.where(np.isnan(eq), 0.0, own_w).sum(axis=1)
+        req = np.where(mass > 0, eqw.sum(axis=1) / np.where(mass > 0, mass, 1.0), np.nan)
+        cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
         if len(board) == 4:
             dec = np.full((len(ks), 1326, 10), np.nan)
             for r in np.flatnonzero(ok):
@@ -219,6 +253,18 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         for m, i in enumerate(members):
             out[i] = mats[m]
     return out  # type: ignore[return-value]
+
+
+RANGE_MODES = ("node", "start")
+
+
+def _feature_reach(reach: np.ndarray, ranges: str) -> np.ndarray:
+    """The reach the range features use: the node's (``"node"``) or none (``"start"``: the endgame's ranges)."""
+    if ranges == "node":
+        return reach
+    if ranges == "start":
+        return np.ones_like(reach)
+    raise ValueError(f"ranges must be one of {RANGE_MODES}, got {ranges!r}")
 
 
 _UNIFORM: dict[tuple, np.ndarray] = {}
@@ -243,7 +289,7 @@ class DecisionRows:
     street : numpy.ndarray of int8, shape ``(m,)``
         4 (turn) or 5 (river).
     facing : numpy.ndarray of bool, shape ``(m,)``
-    X : numpy.ndarray of float32, shape ``(m, 18)``
+    X : numpy.ndarray of float32, shape ``(m, 23)``
         Features in :data:`TURN_FEATURES` order; the decile columns are NaN on the river.
     Y : numpy.ndarray of float32, shape ``(m, 4)``
         The strategy as class probabilities (:mod:`hunl.actions`).
@@ -253,6 +299,9 @@ class DecisionRows:
         board, over the deal's normaliser (about 1 at the root).
     node, hand : numpy.ndarray of int64, shape ``(m,)``
         Public node and the player's hand index in the game.
+    stake : numpy.ndarray of float64, shape ``(m,)``
+        The pot after calling at the node, over the endgame's starting pot: what a mistake there can cost, in
+        units of the pot exploitability is measured in.
     """
 
     street: np.ndarray
@@ -262,9 +311,10 @@ class DecisionRows:
     weight: np.ndarray
     node: np.ndarray
     hand: np.ndarray
+    stake: np.ndarray
 
 
-def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0) -> DecisionRows:
+def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str = "start") -> DecisionRows:
     """Every decision of an endgame played with the edge-layout policy ``probs`` as feature/strategy rows.
 
     Parameters
@@ -274,18 +324,27 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0) -> DecisionR
         The strategy (e.g. a DCFR average policy).
     min_weight : float, default 0
         Drop decisions whose weight is at most this (unreached information sets).
+    ranges : {"start", "node"}, default "start"
+        Range features against the endgame's starting ranges, or against the ranges at each node (Bayes' rule on
+        ``probs``); see the module docstring.
 
     Returns
     -------
     DecisionRows
+
+    Raises
+    ------
+    ValueError
+        If ``ranges`` is not one of :data:`RANGE_MODES`.
     """
     ctx = DecisionContext(game)
     reach = reach_probabilities(game, probs)
-    feats = node_features(game, ctx, np.arange(ctx.nodes.size), reach)
+    feats = node_features(game, ctx, np.arange(ctx.nodes.size), _feature_reach(reach, ranges))
     t = game.tree
     prior = np.zeros((2, game.max_hands))
     for p in (0, 1):
         prior[p, :game.num_hands[p]] = game.weights[p, game.combos[p]]
+    stake = (game.betting.pot[ctx.nodes] + game.betting.to_call[ctx.nodes]) / game.pot
     parts = []
     for k, n in enumerate(ctx.nodes):
         p = int(ctx.player[k])
@@ -305,10 +364,10 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0) -> DecisionR
         full[:, :X.shape[1]] = X[keep]
         parts.append((np.full(full.shape[0], ctx.street[k], np.int8), np.full(full.shape[0], ctx.facing[k]),
                       full, Y[keep].astype(np.float32), w[keep], np.full(full.shape[0], n, np.int64),
-                      np.flatnonzero(keep)))
+                      np.flatnonzero(keep), np.full(full.shape[0], stake[k])))
     if not parts:
         e = np.zeros(0)
         return DecisionRows(e.astype(np.int8), e.astype(bool), np.zeros((0, len(TURN_FEATURES)), np.float32),
-                            np.zeros((0, N_CLASSES), np.float32), e, e.astype(np.int64), e.astype(np.int64))
+                            np.zeros((0, N_CLASSES), np.float32), e, e.astype(np.int64), e.astype(np.int64), e)
     cols = list(zip(*parts))
     return DecisionRows(*(np.concatenate(c) for c in cols))

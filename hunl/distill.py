@@ -23,14 +23,15 @@ from sklearn.base import BaseEstimator
 from games.core.policy import Policy
 from games.core.tree import DECISION
 from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
-from hunl.decisions import (DecisionContext, DecisionRows, feature_names, node_features,
-                            reach_probabilities)
+from hunl.decisions import (RANGE_MODES, RIVER_FEATURES, DecisionContext, DecisionRows, _feature_reach,
+                            feature_names, node_features, reach_probabilities)
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "concat_rows",
            "TREE_KEYS"]
 
-#: The trees of a distilled policy: ``(street, facing a bet)``.
-TREE_KEYS = ((5, False), (5, True), (4, False), (4, True))
+#: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
+TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
+_POSITION = RIVER_FEATURES.index("in_position")
 
 
 def concat_rows(rows) -> DecisionRows:
@@ -42,8 +43,9 @@ def concat_rows(rows) -> DecisionRows:
 
 
 def _key_name(key) -> str:
-    street, facing = key
-    return f"{'river' if street == 5 else 'turn'}, {'facing a bet' if facing else 'not facing a bet'}"
+    street, facing, player = key
+    who = "player 1 (out of position)" if player == 0 else "player 2 (in position)"
+    return f"{'river' if street == 5 else 'turn'}, {who}, {'facing a bet' if facing else 'not facing a bet'}"
 
 
 class DistilledPolicy(BaseEstimator):
@@ -53,28 +55,42 @@ class DistilledPolicy(BaseEstimator):
     ----------
     max_depth : int, default 6
         Depth of every tree.
-    criterion : {"emd", "squared_error"}, default "emd"
-        ``"emd"``: exact output-EMD splits on cumulative class distributions; ``"squared_error"``: CART
-        (scikit-learn) on the same targets.
-    min_samples_leaf : int, default 50
-    n_samples : int, default 200000
+    criterion : {"squared_error", "emd"}, default "squared_error"
+        ``"squared_error"``: CART (scikit-learn) on the cumulative class distributions (the Cramér distance; leaves
+        play the mean strategy of their decisions, so action frequencies are kept); ``"emd"``: exact output-EMD
+        splits (leaves play the coordinate-wise median of the cumulative distributions, which rounds mixed
+        strategies towards pure ones).
+    min_samples_leaf : int, default 200
+    n_samples : int, default 300000
         Decisions drawn per tree, with probability proportional to their weight (with replacement).
+    ranges : {"start", "node"}, default "start"
+        The ranges the range features (equity, percentile, ...) are computed against: the endgame's starting
+        ranges, or the ranges at the node (Bayes' rule on the strategy played). The training rows must be
+        computed with the same setting (:func:`hunl.decisions.decision_rows`). ``"start"`` is the default:
+        with ``"node"`` the features of a distilled policy depend on its own earlier mistakes, which compounds
+        them (measured in docs/HUNL.md).
+    weighting : {"stake", "probability"}, default "stake"
+        Decisions are drawn with probability proportional to their probability times their stake (the pot after
+        calling over the starting pot: exploitability is in units of the starting pot, and a mistake facing an
+        all-in costs more than one at the first bet), or to their probability alone.
     random_state : int, default 0
 
     Attributes
     ----------
     trees_ : dict
-        ``{(street, facing): StrategyTree}`` for the decision types seen in training.
+        ``{(street, facing, player): StrategyTree}`` for the decision types seen in training.
     feature_names_ : dict
-        ``{(street, facing): tuple of str}``.
+        ``{(street, facing, player): tuple of str}``.
     """
 
-    def __init__(self, max_depth: int = 6, criterion: str = "emd", min_samples_leaf: int = 50,
-                 n_samples: int = 200_000, random_state=0):
+    def __init__(self, max_depth: int = 6, criterion: str = "squared_error", min_samples_leaf: int = 200,
+                 n_samples: int = 300_000, ranges: str = "start", weighting: str = "stake", random_state=0):
         self.max_depth = max_depth
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
         self.n_samples = n_samples
+        self.ranges = ranges
+        self.weighting = weighting
         self.random_state = random_state
 
     def fit(self, rows: DecisionRows) -> DistilledPolicy:
@@ -89,18 +105,25 @@ class DistilledPolicy(BaseEstimator):
 
         if self.criterion not in ("emd", "squared_error"):
             raise ValueError(f"criterion must be 'emd' or 'squared_error', got {self.criterion!r}")
+        if self.ranges not in RANGE_MODES:
+            raise ValueError(f"ranges must be one of {RANGE_MODES}, got {self.ranges!r}")
         if int(self.n_samples) < 1:
             raise ValueError(f"n_samples must be >= 1, got {self.n_samples!r}")
+        if self.weighting not in ("stake", "probability"):
+            raise ValueError(f"weighting must be 'stake' or 'probability', got {self.weighting!r}")
         w = np.asarray(rows.weight, dtype=np.float64)
+        if w.size and self.weighting == "stake":
+            w = w * np.asarray(rows.stake, dtype=np.float64)
         if w.size == 0:
             raise ValueError("rows holds no decision")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("rows.weight must be finite and non-negative")
         rng = np.random.default_rng(self.random_state)
         self.trees_, self.feature_names_ = {}, {}
+        player = rows.X[:, _POSITION]
         for key in TREE_KEYS:
-            street, facing = key
-            sel = np.flatnonzero((rows.street == street) & (rows.facing == facing) & (w > 0))
+            street, facing, pl = key
+            sel = np.flatnonzero((rows.street == street) & (rows.facing == facing) & (player == pl) & (w > 0))
             if sel.size == 0:
                 continue
             names = feature_names(street)
@@ -115,20 +138,42 @@ class DistilledPolicy(BaseEstimator):
             self.feature_names_[key] = names
         return self
 
-    def _tree_for(self, street: int, facing: bool):
-        key = (int(street), bool(facing))
+    def _tree_for(self, street: int, facing: bool, player: int):
+        key = (int(street), bool(facing), int(player))
         if key in self.trees_:
             return self.trees_[key], self.feature_names_[key]
-        other = (5, bool(facing))  # a turn decision without a turn tree: the river tree on shared features
+        other = (5, bool(facing), int(player))  # a turn decision without a turn tree: the river tree
         if other in self.trees_:
             return self.trees_[other], self.feature_names_[other]
         raise ValueError(f"no tree for decisions '{_key_name(key)}' (not in the training rows)")
 
     def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
         """``(m, 4)`` class distributions for feature rows ``X`` of shape ``(m, F)`` (:data:`TURN_FEATURES`
-        order, at least the street's features)."""
-        tree, names = self._tree_for(street, facing)
-        return tree.predict(np.nan_to_num(np.asarray(X, dtype=np.float64)[:, :len(names)], nan=0.0))
+        order, at least the street's features; the ``in_position`` column picks the player's tree)."""
+        X = np.nan_to_num(np.asarray(X, dtype=np.float64), nan=0.0)
+        out = np.zeros((X.shape[0], N_CLASSES))
+        for pl in (0, 1):
+            rows = X[:, _POSITION] == pl
+            if rows.any():
+                tree, names = self._tree_for(street, facing, pl)
+                out[rows] = tree.predict(X[rows, :len(names)])
+        return out
+
+    def at_depth(self, max_depth: int) -> DistilledPolicy:
+        """This fitted policy with every tree cut at ``max_depth`` (what refitting with that depth would grow;
+        ``criterion="emd"`` only, see :meth:`rulelearn.learners.StrategyTree.at_depth`).
+
+        Raises
+        ------
+        ValueError
+            For ``criterion="squared_error"`` or a negative depth.
+        """
+        out = DistilledPolicy(max_depth=max_depth, criterion=self.criterion,
+                              min_samples_leaf=self.min_samples_leaf, n_samples=self.n_samples,
+                              ranges=self.ranges, weighting=self.weighting, random_state=self.random_state)
+        out.trees_ = {k: t.at_depth(max_depth) for k, t in self.trees_.items()}
+        out.feature_names_ = dict(self.feature_names_)
+        return out
 
     def n_rules(self) -> int:
         """Total number of leaves (one if-then rule each) over all trees."""
@@ -242,6 +287,7 @@ def play(game, chooser) -> Policy:
     depth = t.depth
     dec_depth = depth[ctx.nodes]
     uniform = bool(getattr(chooser, "uniform_actions", False))
+    mode = getattr(chooser, "ranges", "node")
     for d in range(int(depth.max()) + 1):
         if d > 0:
             level = np.flatnonzero(depth == d)
@@ -249,7 +295,7 @@ def play(game, chooser) -> Policy:
         which = np.flatnonzero(dec_depth == d)
         if which.size == 0:
             continue
-        feats = None if uniform else node_features(game, ctx, which, reach)
+        feats = None if uniform else node_features(game, ctx, which, _feature_reach(reach, mode))
         for i, k in enumerate(which):
             n = int(ctx.nodes[k])
             p = int(ctx.player[k])

@@ -1,0 +1,120 @@
+"""The HUNL distillation pipeline's parallel steps: decision rows of solved endgames, and scoring policies in them.
+
+Both steps work on chunks of stored endgames (columns of a ``"hunl_river"`` solution database, see
+:class:`hunl.family.HoldemRiverFamily`) so that they run unchanged in this process, in local worker processes or
+on a Dask cluster (:func:`rulelearn.executors.make_executor`); a worker needs the code, not the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hunl.decisions import DecisionRows, decision_rows
+from hunl.distill import CheckCall, EquityThreshold, UniformRandom, concat_rows, play
+from hunl.evaluate import evaluate_policy
+
+__all__ = ["BASELINES", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
+
+#: The baselines every distilled policy is compared with.
+BASELINES = {"uniform random": UniformRandom(), "always check/call": CheckCall(),
+             "equity threshold": EquityThreshold()}
+
+
+def take(columns: dict, ids) -> dict:
+    """The rows ``ids`` (positions) of a database's columns."""
+    ids = np.asarray(ids, dtype=np.int64)
+    return {k: np.asarray(v)[ids] for k, v in columns.items()}
+
+
+def rows_task(family, columns: dict, ranges: str = "start") -> tuple[int, int, DecisionRows]:
+    """Decision rows (:func:`hunl.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
+    first endgame's id and the number of endgames."""
+    out = []
+    n = len(columns["game_id"])
+    for i in range(n):
+        game = family.game(columns, i)
+        out.append(decision_rows(game, family.policy_array(columns, i, game), ranges=ranges))
+    return int(columns["game_id"][0]), n, concat_rows(out)
+
+
+def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None,
+                 ranges: str = "start") -> DecisionRows:
+    """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``)."""
+    n = len(columns["game_id"])
+    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges) for a in range(0, n, chunk)]
+    parts = []
+    for first, count, rows in executor.imap_unordered(rows_task, tasks):
+        parts.append((first, rows))
+        if progress is not None:
+            progress.update(count)
+    parts.sort(key=lambda x: x[0])  # completion order varies; the result must not
+    return concat_rows(r for _, r in parts)
+
+
+@dataclass(frozen=True)
+class EndgameScores:
+    """Scores of several policies in several endgames.
+
+    Attributes
+    ----------
+    game_id : numpy.ndarray of int64, shape ``(G,)``
+    policies : tuple of str, length ``P``
+    exploitability_pct_pot, ev_pct_pot : numpy.ndarray of float64, shape ``(G, P)``
+        Exploitability and EV against the stored (DCFR) solution, percent of the pot
+        (:func:`hunl.evaluate.evaluate_policy`).
+    exploitability_mbb, ev_mbb : numpy.ndarray of float64, shape ``(G, P)``
+        The same in mbb/g.
+    reference_pct_pot : numpy.ndarray of float64, shape ``(G,)``
+        The stored solution's own exploitability, percent of the pot.
+    """
+
+    game_id: np.ndarray
+    policies: tuple
+    exploitability_pct_pot: np.ndarray
+    ev_pct_pot: np.ndarray
+    exploitability_mbb: np.ndarray
+    ev_mbb: np.ndarray
+    reference_pct_pot: np.ndarray
+
+    @staticmethod
+    def concat(parts) -> EndgameScores:
+        parts = list(parts)
+        order = np.argsort(np.concatenate([p.game_id for p in parts]), kind="stable")
+        f = lambda name: np.concatenate([getattr(p, name) for p in parts])[order]  # noqa: E731
+        return EndgameScores(f("game_id"), parts[0].policies, f("exploitability_pct_pot"), f("ev_pct_pot"),
+                             f("exploitability_mbb"), f("ev_mbb"), f("reference_pct_pot"))
+
+
+def evaluate_task(family, columns: dict, choosers: dict) -> EndgameScores:
+    """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.play`) in every endgame of ``columns`` and
+    score it against the stored solution."""
+    names = tuple(choosers)
+    g = len(columns["game_id"])
+    ex = np.zeros((g, len(names)))
+    ev = np.zeros((g, len(names)))
+    exm = np.zeros((g, len(names)))
+    evm = np.zeros((g, len(names)))
+    ref = np.zeros(g)
+    for i in range(g):
+        game = family.game(columns, i)
+        probs = family.policy_array(columns, i, game)
+        ref[i] = evaluate_policy(game, probs).exploitability_pct_pot
+        for j, name in enumerate(names):
+            e = evaluate_policy(game, play(game, choosers[name]), probs)
+            ex[i, j], ev[i, j], exm[i, j], evm[i, j] = (e.exploitability_pct_pot, e.ev_pct_pot,
+                                                        e.exploitability_mbb, e.ev_mbb)
+    return EndgameScores(np.asarray(columns["game_id"], dtype=np.int64), names, ex, ev, exm, evm, ref)
+
+
+def score_policies(family, columns: dict, choosers: dict, executor, chunk: int = 10, progress=None) -> EndgameScores:
+    """:func:`evaluate_task` over all endgames of ``columns`` in chunks, on ``executor``."""
+    n = len(columns["game_id"])
+    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), choosers) for a in range(0, n, chunk)]
+    parts = []
+    for s in executor.imap_unordered(evaluate_task, tasks):
+        parts.append(s)
+        if progress is not None:
+            progress.update(len(s.game_id))
+    return EndgameScores.concat(parts)

@@ -1,0 +1,269 @@
+"""Distilled HUNL policies: action classes, decision rows, self-play policies and their evaluation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.core.best_response import expected_value, exploitability
+from games.core.policy import Policy
+from games.core.tree import DECISION
+from hunl.actions import N_CLASSES, actions_to_classes, classes_to_actions, edge_classes
+from hunl.decisions import (RIVER_FEATURES, TURN_FEATURES, DecisionContext, decision_rows, node_features,
+                            reach_probabilities)
+from hunl.distill import CheckCall, DistilledPolicy, EquityThreshold, UniformRandom, play
+from hunl.evaluate import evaluate_policy, seat_mix
+from hunl.game import HoldemEndgame
+from hunl.solver import solve_endgame
+from hunl.tree import BetSizes
+
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+
+
+@pytest.fixture(scope="module")
+def river():
+    g = HoldemEndgame("Ks7d2c9hTs", ["TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+"], pot=1000,
+                      stack=3000, bet_sizes=SIZES, raise_cap=1)
+    sol = solve_endgame(g, "dcfr", iterations=300)
+    return g, sol
+
+
+@pytest.fixture(scope="module")
+def turn():
+    g = HoldemEndgame("Ks7d2c9h", ["KK,99,AQs,QJs", "AA,77,KQs,T8s"], pot=600, stack=900,
+                      bet_sizes={"turn": BetSizes(bets=(1.0,), raises=(), all_in=True), "river": SIZES},
+                      raise_cap=1)
+    sol = solve_endgame(g, "dcfr", iterations=100)
+    return g, sol
+
+
+# ----------------------------------------------------------------------------------------------- action classes
+def test_edge_classes_follow_the_labels(river):
+    g, _ = river
+    cls = edge_classes(g.betting)
+    t = g.tree
+    pot = g.betting.pot
+    for n in range(1, t.n_nodes):
+        par = t.parent[n]
+        if t.kind[par] != DECISION:
+            assert cls[n] == -1
+            continue
+        label = t.action[n]
+        expect = {"check": 0, "fold": 0, "call": 1, "all-in": 3}.get(label)
+        if expect is None:
+            expect = 1 if float(label.split()[-1]) <= 0.75 * pot[par] else 2
+        assert cls[n] == expect, (n, label)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=5),
+       st.lists(st.floats(0, 1), min_size=4, max_size=4).filter(lambda v: sum(v) > 0.01))
+def test_classes_to_actions_conserves_probability(member, raw):
+    p = np.asarray(raw) / np.sum(raw)
+    a = classes_to_actions(p[None], member)
+    assert a.shape == (1, len(member))
+    assert np.all(a >= 0) and a.sum() == pytest.approx(1.0)
+    # mass of a present class stays in that class
+    back = actions_to_classes(a, member)[0]
+    for c in set(member):
+        assert back[c] >= p[c] - 1e-12
+
+
+def test_classes_to_actions_round_trip_and_nearest():
+    member = np.array([0, 1, 2, 3])
+    p = np.array([[0.1, 0.2, 0.3, 0.4]])
+    assert np.allclose(actions_to_classes(classes_to_actions(p, member), member), p)
+    # missing "raise" (2) goes to the more passive neighbour (call) on a tie; "all-in" stays
+    a = classes_to_actions(np.array([[0.0, 0.0, 1.0, 0.0]]), [0, 1, 3])
+    assert np.allclose(a, [[0, 1, 0]])
+    # two actions in one class split it
+    a = classes_to_actions(np.array([[0.0, 1.0, 0.0, 0.0]]), [0, 1, 1, 3])
+    assert np.allclose(a, [[0, 0.5, 0.5, 0]])
+    with pytest.raises(ValueError, match="member"):
+        classes_to_actions(p, [0, 4])
+    with pytest.raises(ValueError, match="class_probs"):
+        classes_to_actions(np.ones((1, 3)), [0, 1])
+
+
+# ----------------------------------------------------------------------------------------------- decisions
+def _brute_reach(g, probs):
+    t = g.tree
+    out = np.ones((2, t.n_nodes, g.max_hands))
+    for n in range(1, t.n_nodes):
+        k = n
+        while k > 0:
+            par = t.parent[k]
+            if t.kind[par] == DECISION:
+                out[t.player[par], n] *= probs[k]
+            k = par
+    return out
+
+
+def test_reach_probabilities_equal_the_path_products(river, turn):
+    for g, sol in (river, turn):
+        probs = sol.result.policy.probs
+        assert np.allclose(reach_probabilities(g, probs), _brute_reach(g, probs))
+
+
+def test_decision_rows_hold_the_strategy_and_the_features(river):
+    g, sol = river
+    probs = sol.result.policy.probs
+    rows = decision_rows(g, probs)
+    ctx = DecisionContext(g)
+    root = rows.node == 0
+    h = rows.hand[root]
+    kids = g.tree.children(0)
+    member = ctx.node_classes(0)
+    expect = actions_to_classes(probs[kids.start:kids.stop, h].T, member)
+    assert np.allclose(rows.Y[root], expect, atol=1e-6)
+    # features at the root: equity against player 2's full range
+    from hunl import features as F
+
+    w2 = np.zeros(1326)
+    w2[g.combos[1]] = g.weights[1, g.combos[1]]
+    eq = F.equity(g.board, w2)[g.combos[0][h]]
+    assert np.allclose(rows.X[root, 0], eq, atol=1e-6)
+    assert np.all(rows.X[root, RIVER_FEATURES.index("facing_bet")] == 0)
+    assert np.all(np.isnan(rows.X[:, len(RIVER_FEATURES):]))
+    # weights at the root: prior times the opponent's mass (card removal ignored) over the normaliser
+    w = g.weights[0, g.combos[0][h]] * g.weights[1].sum() / g.normaliser
+    assert np.allclose(rows.weight[root], w)
+    assert np.all(rows.weight > 0) and np.all((rows.Y >= -1e-6) & (rows.Y <= 1 + 1e-6))
+
+
+def test_public_features_of_a_facing_node(river):
+    g, _ = river
+    ctx = DecisionContext(g)
+    t = g.tree
+    n = t.node("bet 500")  # player 2 faces a half-pot bet
+    k = int(np.flatnonzero(ctx.nodes == n)[0])
+    facing_bet, spr, opp_bets, opp_prev, pos = ctx.public[k]
+    assert ctx.facing[k] and facing_bet == pytest.approx(0.5)
+    # player 2 has 3000 behind, 2500 after calling 500; the pot after calling is 2000
+    assert spr == pytest.approx(2500 / 2000)
+    assert opp_bets == 1 and opp_prev == 0 and pos == 1
+
+
+# ----------------------------------------------------------------------------------------------- self-play
+class _Recorder:
+    """A chooser that plays the class mix (0.5, 0.2, 0.2, 0.1) and records the features it was shown."""
+
+    def __init__(self):
+        self.seen = []
+
+    def class_probs(self, street, facing, X):
+        self.seen.append(np.array(X))
+        return np.tile([0.5, 0.2, 0.2, 0.1], (X.shape[0], 1))
+
+
+def test_play_uses_the_ranges_its_own_policy_induces(river):
+    g, _ = river
+    rec = _Recorder()
+    pol = play(g, rec)
+    ctx = DecisionContext(g)
+    reach = reach_probabilities(g, pol.probs)
+    feats = node_features(g, ctx, np.arange(ctx.nodes.size), reach)
+    seen = np.concatenate(rec.seen)
+    want = np.concatenate([f[~np.isnan(f[:, 0])] for f in feats])
+    assert seen.shape == want.shape
+    assert np.allclose(np.sort(seen, axis=0), np.sort(want, axis=0), equal_nan=True)
+
+
+def test_baselines_play_what_they_say(river):
+    g, sol = river
+    t = g.tree
+    cc = play(g, CheckCall())
+    kids = t.children(0)
+    assert np.allclose(cc.probs[kids.start, :g.num_hands[0]], 1.0)  # player 1 checks
+    uni = play(g, UniformRandom())
+    assert np.allclose(uni.probs[kids.start:kids.stop, :g.num_hands[0]], 1.0 / len(kids))
+    eqt = play(g, EquityThreshold())
+    Policy(g, eqt.probs)  # valid
+
+
+def test_evaluation_matches_the_core_functions(river):
+    g, sol = river
+    ref = sol.result.policy
+    ev = evaluate_policy(g, ref, ref)
+    assert ev.ev_chips == pytest.approx(0.0, abs=1e-6)
+    assert ev.exploitability_chips == pytest.approx(sol.exploitability_chips, rel=1e-6)
+    cc = play(g, CheckCall())
+    e = evaluate_policy(g, cc, ref)
+    assert e.exploitability_chips == pytest.approx(exploitability(g, cc).exploitability)
+    a = expected_value(g, Policy(g, seat_mix(g, cc, ref)))
+    b = -expected_value(g, Policy(g, seat_mix(g, ref, cc)))
+    assert e.ev_chips == pytest.approx(0.5 * (a + b))
+    assert e.ev_chips <= sol.exploitability_chips + 1e-6  # nobody beats the equilibrium by more than its slack
+    assert e.exploitability_pct_pot == pytest.approx(100 * e.exploitability_chips / g.pot)
+    assert e.exploitability_mbb == pytest.approx(1000 * e.exploitability_chips / g.big_blind)
+
+
+def test_seat_mix_takes_each_players_edges():
+    g = HoldemEndgame("Ks7d2c9hTs", ["AA,KK", "QQ,JJ"], pot=100, stack=200, bet_sizes=SIZES, raise_cap=1)
+    a = play(g, CheckCall()).probs
+    b = play(g, UniformRandom()).probs
+    m = seat_mix(g, a, b)
+    t = g.tree
+    for n in range(1, t.n_nodes):
+        par = t.parent[n]
+        if t.kind[par] == DECISION:
+            assert np.array_equal(m[n], a[n] if t.player[par] == 0 else b[n])
+
+
+# ----------------------------------------------------------------------------------------------- distillation
+def test_distilled_policy_fits_rules_and_plays(river, turn):
+    g, sol = river
+    rows = decision_rows(g, sol.result.policy.probs)
+    model = DistilledPolicy(max_depth=3, n_samples=5000, min_samples_leaf=20).fit(rows)
+    assert set(model.trees_) == {(5, False, 0), (5, False, 1), (5, True, 0), (5, True, 1)}
+    assert 4 <= model.n_rules() <= 4 * 2 ** 3
+    p = model.class_probs(5, True, rows.X[:10])
+    assert p.shape == (10, N_CLASSES) and np.allclose(p.sum(axis=1), 1.0)
+    rules = model.rules()
+    assert len(rules) == 4 and all(k.startswith("river, player") for k in rules)
+    assert all(line.startswith("if ") for lines in rules.values() for line in lines)
+    # the distilled policy is much closer to the equilibrium than always check/call on its own training game
+    e = evaluate_policy(g, play(g, model), sol.result.policy)
+    base = evaluate_policy(g, play(g, CheckCall()), sol.result.policy)
+    assert e.exploitability_chips < base.exploitability_chips
+    # a turn endgame: turn decisions fall back to the river trees on the shared features
+    gt, _ = turn
+    Policy(gt, play(gt, model).probs)
+
+
+def test_distilled_policy_reproduces_a_constant_strategy(river):
+    g, sol = river
+    rows = decision_rows(g, sol.result.policy.probs)
+    Y = np.tile(np.array([0.25, 0.25, 0.5, 0.0], dtype=np.float32), (rows.Y.shape[0], 1))
+    rows = type(rows)(rows.street, rows.facing, rows.X, Y, rows.weight, rows.node, rows.hand, rows.stake)
+    model = DistilledPolicy(max_depth=2, n_samples=2000).fit(rows)
+    assert np.allclose(model.class_probs(5, False, rows.X[:5]), [0.25, 0.25, 0.5, 0.0], atol=1e-6)
+
+
+def test_distilled_policy_errors(river):
+    g, sol = river
+    rows = decision_rows(g, sol.result.policy.probs)
+    with pytest.raises(ValueError, match="criterion"):
+        DistilledPolicy(criterion="gini").fit(rows)
+    with pytest.raises(ValueError, match="n_samples"):
+        DistilledPolicy(n_samples=0).fit(rows)
+    bad = type(rows)(rows.street, rows.facing, rows.X, rows.Y, -rows.weight, rows.node, rows.hand, rows.stake)
+    with pytest.raises(ValueError, match="weight"):
+        DistilledPolicy().fit(bad)
+    with pytest.raises(ValueError, match="ranges"):
+        DistilledPolicy(ranges="end").fit(rows)
+    with pytest.raises(ValueError, match="weighting"):
+        DistilledPolicy(weighting="pot").fit(rows)
+    model = DistilledPolicy(max_depth=2, n_samples=500).fit(rows)
+    model.trees_.pop((5, True, 1))
+    model.feature_names_.pop((5, True, 1))
+    X = rows.X[(rows.street == 5) & rows.facing & (rows.X[:, 7] == 1)][:2]
+    with pytest.raises(ValueError, match="player 2 .*facing a bet"):
+        model.class_probs(5, True, X)
+
+
+def test_feature_name_tables():
+    assert TURN_FEATURES[:len(RIVER_FEATURES)] == RIVER_FEATURES
+    assert TURN_FEATURES[0] == "equity" and TURN_FEATURES[3] == "facing_bet"  # used by EquityThreshold
