@@ -37,6 +37,8 @@ exploitability and the group optimum.
 from __future__ import annotations
 
 import heapq
+import inspect
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +55,7 @@ from rulelearn.validation import as_float_array
 
 __all__ = [
     "LEAF_KINDS",
+    "METHODS",
     "GrownTree",
     "LeafFitter",
     "RuleSet",
@@ -437,6 +440,9 @@ class LeafFitter:
         ranges = self.family.ranges(self.columns)
         self._cdf = np.cumsum(ranges, axis=-1).reshape(ranges.shape[0], -1)
         self._strategies = self.family.strategies(self.columns)
+        self._last_optimal = None  # the previous group optimum: a warm start for the next (related) group
+        method = getattr(self.family, "optimal_group_strategy", None)
+        self._takes_start = method is not None and "start" in inspect.signature(method).parameters
 
     def strategies(self) -> np.ndarray:
         """Equilibrium strategies of all games, shape ``(G, d, B)``."""
@@ -470,7 +476,12 @@ class LeafFitter:
         if r.size > self.max_fit_games:
             seed = np.random.default_rng([self.random_state, r.size, int(r[0]), int(r[-1])])
             r = np.sort(seed.choice(r, size=int(self.max_fit_games), replace=False))
-        return self.family.optimal_group_strategy(self.columns, r)
+        if self._takes_start:
+            out = self.family.optimal_group_strategy(self.columns, r, start=self._last_optimal)
+        else:
+            out = self.family.optimal_group_strategy(self.columns, r)
+        self._last_optimal = out
+        return out
 
 
 @dataclass(frozen=True)
@@ -584,8 +595,13 @@ def _whole_game_features(family: GameFamily, columns: dict):
     return data.X, data.feature_names
 
 
-def rule_frontier(family: GameFamily, columns: dict, config: RuleSetConfig = RuleSetConfig(), progress=None
-                  ) -> tuple[pd.DataFrame, dict]:
+#: The three ways of forming groups, in the order of the frontier's rows.
+METHODS = ("k-medoids", "CART tree", "exploitability tree")
+_TASK_ORDER = ("exploitability tree", "k-medoids", "CART tree")  # the most expensive parts first
+
+
+def rule_frontier(family: GameFamily, columns: dict, config: RuleSetConfig = RuleSetConfig(), progress=None,
+                  n_jobs: int = 1) -> tuple[pd.DataFrame, dict]:
     """Held-out mean exploitability of rule sets with 1 .. ``max_leaves`` leaves, on several splits.
 
     Methods: ``"CART tree"`` and ``"exploitability tree"`` (each with ``medoid``, ``mean`` and ``optimal``
@@ -601,38 +617,81 @@ def rule_frontier(family: GameFamily, columns: dict, config: RuleSetConfig = Rul
     config : RuleSetConfig
     progress : callable, optional
         Called with a short message after each step (e.g. ``print``).
+    n_jobs : int, default 1
+        Worker processes. Each (split, method) pair is one task; results do not depend on ``n_jobs`` (every
+        random choice is seeded by the split and the group, not by the order of the work).
 
     Returns
     -------
     frontier : pandas.DataFrame
         One row per (seed, method, leaf kind, leaves): ``seed``, ``method``, ``leaf_kind``, ``n_leaves``,
         ``test_exploitability`` (mean over the test games, chips), ``train_exploitability`` (over the training
-        games), ``n_train``, ``n_test``.
+        games), ``n_train``, ``n_test``, ``seconds`` (wall time of the (seed, method) task).
     fitted : dict
         ``(seed, method) -> (GrownTree or EMDKMedoids, train rows)``, to print the rules of a fitted rule set.
 
     Raises
     ------
     ValueError
-        If the family has no group optimum.
+        If the family has no group optimum, or ``n_jobs < 1``.
     """
     if not supports_group_optimum(family):
         raise ValueError("rule_frontier needs a family with optimal_group_strategy (GroupOptimizingFamily)")
+    if int(n_jobs) < 1:
+        raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
     say = progress or (lambda msg: None)
     if config.n_games is not None:
         columns = {k: v[: config.n_games] for k, v in columns.items()}
     X, names = _whole_game_features(family, columns)
+    tasks = [(seed, method) for method in _TASK_ORDER for seed in config.seeds]
+    results = {}
+    if int(n_jobs) == 1 or len(tasks) == 1:
+        for seed, method in tasks:
+            results[(seed, method)] = _frontier_task(family, columns, X, names, config, seed, method)
+            say(f"seed {seed}: {method} ({results[(seed, method)][2]:.0f} s)")
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        # spawn, not fork: the parent may hold numba/OpenMP threads; the data go to each worker once
+        with ProcessPoolExecutor(int(n_jobs), mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                 initargs=(family, columns, X, names, config)) as pool:
+            futures = {pool.submit(_worker_task, seed, method): (seed, method) for seed, method in tasks}
+            for fut in as_completed(futures):
+                seed, method = futures[fut]
+                results[(seed, method)] = fut.result()
+                say(f"seed {seed}: {method} ({results[(seed, method)][2]:.0f} s)")
     rows_out, fitted = [], {}
     for seed in config.seeds:
-        rows, fits = _frontier_one_split(family, columns, X, names, config, seed, say)
-        rows_out += rows
-        fitted.update(fits)
+        for method in METHODS:
+            rows, fits, _ = results[(seed, method)]
+            rows_out += rows
+            fitted.update(fits)
     return pd.DataFrame(rows_out), fitted
 
 
-def _frontier_one_split(family: GameFamily, columns: dict, X: np.ndarray, names, config: RuleSetConfig,
-                        seed: int, say) -> tuple[list[dict], dict]:
-    """The frontier rows and fitted models of one train/test split (see :func:`rule_frontier`)."""
+_WORKER: dict = {}
+
+
+def _init_worker(family, columns, X, names, config) -> None:
+    try:  # one thread per worker process: the workers already use the cores
+        import numba
+
+        numba.set_num_threads(1)
+    except Exception:  # pragma: no cover - numba is a dependency; the setting is only an optimisation
+        pass
+    _WORKER.update(family=family, columns=columns, X=X, names=names, config=config)
+
+
+def _worker_task(seed: int, method: str):
+    w = _WORKER
+    return _frontier_task(w["family"], w["columns"], w["X"], w["names"], w["config"], seed, method)
+
+
+def _frontier_task(family: GameFamily, columns: dict, X: np.ndarray, names, config: RuleSetConfig, seed: int,
+                   method: str) -> tuple[list[dict], dict, float]:
+    """The frontier rows and fitted models of one method on one train/test split (see :func:`rule_frontier`)."""
+    t0 = time.perf_counter()
     split = split_games(X.shape[0], config.test_fraction, seed)
     train, test = split.train, split.test
     fitter = LeafFitter(family, columns, config.max_fit_games, seed)
@@ -641,46 +700,46 @@ def _frontier_one_split(family: GameFamily, columns: dict, X: np.ndarray, names,
     train_cols = {k: v[train] for k, v in columns.items()}
     rows_out, fitted = [], {}
 
-    def record(method, kind, k, test_pred, train_pred):
+    def record(kind, k, test_pred, train_pred):
         rows_out.append({"seed": seed, "method": method, "leaf_kind": kind, "n_leaves": k,
                          "test_exploitability": float(family.exploitability(test_cols, test_pred).mean()),
                          "train_exploitability": float(family.exploitability(train_cols, train_pred).mean()),
                          "n_train": train.size, "n_test": test.size})
 
-    def score(rows, strat):
-        cols = {k: v[train[rows]] for k, v in columns.items()}
-        return family.exploitability(cols, np.broadcast_to(strat, (rows.size, *strat.shape)))
+    if method == "k-medoids":
+        for k in range(1, config.max_leaves + 1):
+            km = EMDKMedoids(k, max_samples=config.kmedoids_max_samples, random_state=seed).fit(
+                X[train], strategies[train])
+            fitted[(seed, f"k-medoids k={k}")] = (km, train)
+            lab_train, lab_test = km.labels_, km.predict_cluster(X[test])
+            for kind in LEAF_KINDS:
+                if kind == "medoid":
+                    per = km.medoid_targets_
+                else:
+                    per = np.stack([fitter(kind, train[lab_train == c]) if np.any(lab_train == c)
+                                    else km.medoid_targets_[c] for c in range(k)])
+                record(kind, k, per[lab_test], per[lab_train])
+    else:
+        if method == "CART tree":
+            tree = grow_cart_tree(X[train], strategies[train], config.max_leaves, names, random_state=seed)
+        else:
+            def score(rows, strat):
+                cols = {k: v[rows] for k, v in train_cols.items()}
+                return family.exploitability(cols, np.broadcast_to(strat, (rows.size, *strat.shape)))
 
-    # trees
-    cart = grow_cart_tree(X[train], strategies[train], config.max_leaves, names, random_state=seed)
-    say(f"seed {seed}: CART tree grown")
-    grown = grow_exploitability_tree(
-        X[train], lambda r: fitter("optimal", train[r]), lambda r: fitter("mean", train[r]), score,
-        config.max_leaves, names, config.n_thresholds, config.n_fit, config.n_score, config.n_screen,
-        config.min_leaf, random_state=seed)
-    say(f"seed {seed}: exploitability tree grown")
-    for method, tree in (("CART tree", cart), ("exploitability tree", grown)):
+            tree = grow_exploitability_tree(
+                X[train], lambda r: fitter("optimal", train[r]), lambda r: fitter("mean", train[r]), score,
+                config.max_leaves, names, config.n_thresholds, config.n_fit, config.n_score, config.n_screen,
+                config.min_leaf, random_state=seed)
         fitted[(seed, method)] = (tree, train)
         for kind in LEAF_KINDS:
             for k in range(1, tree.max_leaves + 1):
                 rs = RuleSet.fit(tree, k, X[train], train, kind, fitter)
-                record(method, kind, k, rs.predict(X[test]), rs.predict(X[train]))
-            say(f"seed {seed}: {method}, {kind} leaves")
-    # k-medoids
-    for k in range(1, config.max_leaves + 1):
-        km = EMDKMedoids(k, max_samples=config.kmedoids_max_samples, random_state=seed).fit(
-            X[train], strategies[train])
-        fitted[(seed, f"k-medoids k={k}")] = (km, train)
-        lab_train, lab_test = km.labels_, km.predict_cluster(X[test])
-        for kind in LEAF_KINDS:
-            if kind == "medoid":
-                per = km.medoid_targets_
-            else:
-                per = np.stack([fitter(kind, train[lab_train == c]) if np.any(lab_train == c)
-                                else km.medoid_targets_[c] for c in range(k)])
-            record("k-medoids", kind, k, per[lab_test], per[lab_train])
-    say(f"seed {seed}: k-medoids")
-    return rows_out, fitted
+                record(kind, k, rs.predict(X[test]), rs.predict(X[train]))
+    seconds = time.perf_counter() - t0
+    for r in rows_out:
+        r["seconds"] = seconds
+    return rows_out, fitted, seconds
 
 
 def summarise_frontier(frontier: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ sets (k = 1..15, test games assigned to the EMD-nearest medoid) with the same th
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -143,6 +144,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--max-leaves", type=int, default=15)
     p.add_argument("--max-fit-games", type=int, default=300, help="games per optimal-leaf LP (subsample)")
     p.add_argument("--acceptance-leaves", type=int, default=5)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="worker processes, one (split, method) task each (default: all cores)")
     p.add_argument("--out", default="data/rules", help="CSV directory (default data/rules)")
     p.add_argument("--figure", default="docs/figures/rule_frontier.png")
     p.add_argument("--doc", default="docs/RULES.md")
@@ -159,7 +162,7 @@ def main(argv=None) -> int:
     config = RuleSetConfig(max_leaves=args.max_leaves, seeds=tuple(args.seeds), max_fit_games=args.max_fit_games)
     print(f"{len(columns['game_id'])} games from {args.db}; splits {config.seeds}", flush=True)
     frontier, fitted = rule_frontier(family, columns, config, progress=lambda m: print(
-        f"[{time.perf_counter() - t0:7.0f} s] {m}", flush=True))
+        f"[{time.perf_counter() - t0:7.0f} s] {m}", flush=True), n_jobs=args.jobs)
     summary = summarise_frontier(frontier)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

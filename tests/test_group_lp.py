@@ -133,6 +133,38 @@ def test_a_larger_group_of_the_papers_game():
     assert 0 < res.mean_exploitability < group_exploitability(probs, strategies.mean(axis=0), values)
 
 
+# ------------------------------------------------------------------------------------------ bet pricing
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(GAMES + [betgame.DEFAULT_GAME]), st.integers(1, 12),
+       st.booleans(), st.booleans())
+def test_pricing_over_bets_matches_the_whole_lp(seed, game, n_games, sparse, weighted):
+    """The default method (player 1 restricted to a few bets, more added by pricing) against the whole LP."""
+    probs, values, _ = random_group(game, n_games, seed, sparse)
+    weights = np.random.default_rng(seed).uniform(0.1, 3.0, n_games) if weighted else None
+    full = optimal_group_strategy(probs, values, weights, game=game, method="full")
+    priced = optimal_group_strategy(probs, values, weights, game=game)
+    assert full.verified and priced.verified
+    assert priced.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
+    assert priced.lp_optimum == pytest.approx(full.lp_optimum, abs=1e-9)
+    # a start strategy only changes where the search begins
+    rng = np.random.default_rng(seed + 1)
+    start = rng.dirichlet(np.full(game.n_bets, 0.2), size=game.n_cards)
+    for guess in (start, full.strategy):
+        warm = optimal_group_strategy(probs, values, weights, game=game, start=guess)
+        assert warm.verified
+        assert warm.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
+
+
+def test_pricing_on_database_sized_groups():
+    """Groups of the paper's game as large as the rule sets' leaves use: both methods agree."""
+    probs, values, strategies = random_group(betgame.DEFAULT_GAME, 60, 21)
+    full = optimal_group_strategy(probs, values, method="full")
+    priced = optimal_group_strategy(probs, values)
+    assert priced.verified
+    assert priced.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
+    assert priced.mean_exploitability < group_exploitability(probs, strategies.mean(axis=0), values)
+
+
 # ------------------------------------------------------------------------------------------ bad input
 def test_bad_input_is_rejected():
     probs, values, _ = random_group(GAMES[0], 2, 0)
@@ -151,6 +183,10 @@ def test_bad_input_is_rejected():
         optimal_group_strategy(probs[:, :3, :3], values, game=game)
     with pytest.raises(ValueError, match="strategy"):
         group_exploitability(probs, np.ones((4, 3)), values, game=game)
+    with pytest.raises(ValueError, match="method"):
+        optimal_group_strategy(probs, values, game=game, method="simplex")
+    with pytest.raises(ValueError, match="start"):
+        optimal_group_strategy(probs, values, game=game, start=np.ones((3, 3)))
 
 
 def test_docstring_examples():

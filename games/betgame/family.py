@@ -126,7 +126,8 @@ class BetGameFamily:
         """Closed-form exploitability (chips) of player 1's ``strategies`` against the stored game values."""
         return np.atleast_1d(exploitability(columns["probs"], strategies, columns["value"], self.game))
 
-    def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None) -> np.ndarray:
+    def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None,
+                               start=None) -> np.ndarray:
         """The single strategy with the least weighted mean exploitability over a group of games (exact LP).
 
         Parameters
@@ -137,6 +138,9 @@ class BetGameFamily:
             Positions of the group's games in ``columns`` (default: all).
         weights : array_like of float, shape ``(len(rows),)``, optional
             Non-negative game weights (default equal).
+        start : array_like of float, shape ``(n, B)``, optional
+            A guess (e.g. a related group's optimum): the LP starts from the bets it uses. The optimum's value
+            does not depend on it.
 
         Returns
         -------
@@ -151,4 +155,5 @@ class BetGameFamily:
         idx = np.arange(len(columns["value"])) if rows is None else np.asarray(rows, dtype=np.intp).reshape(-1)
         if idx.size == 0:
             raise ValueError("rows must select at least one game")
-        return optimal_group_strategy(columns["probs"][idx], columns["value"][idx], weights, self.game).strategy
+        return optimal_group_strategy(columns["probs"][idx], columns["value"][idx], weights, self.game,
+                                      start=start).strategy

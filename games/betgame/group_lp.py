@@ -47,11 +47,23 @@ import numpy as np
 from games.betgame.best_response import _as_batch, _dummy, _p2_best_response_kernel
 from games.betgame.rules import DEFAULT_GAME, BetGame
 
-__all__ = ["GROUP_LP_TOLERANCE", "GroupStrategy", "group_exploitability", "optimal_group_strategy"]
+__all__ = ["GROUP_LP_TOLERANCE", "METHODS", "GroupStrategy", "group_exploitability", "optimal_group_strategy"]
 
 #: Largest accepted difference (chips) between the LP optimum and the closed-form mean exploitability of the
 #: returned strategy; a solve above it is repeated with tighter tolerances, then reported as not verified.
 GROUP_LP_TOLERANCE = 1e-9
+
+#: Ways to solve the group LP: ``"pricing"`` restricts player 1 to a few bets and adds the others only when
+#: pricing shows they help (the default, exact); ``"full"`` passes the whole LP to HiGHS at once.
+METHODS = ("pricing", "full")
+
+#: Without a start strategy, the pricing method of a larger group starts from the bets of the whole LP's optimum
+#: on this many of its games (spread evenly).
+COLD_START_GAMES = 20
+
+#: A pricing LP first frees only the calls whose gain against a guessed card mixture is within this share of the
+#: gain's terms (the others are fixed at the best response to the guess).
+NEAR_INDIFFERENCE = 0.1
 
 
 @dataclass(frozen=True)
@@ -154,15 +166,19 @@ def group_exploitability(probs, strategy, values, weights=None, game: BetGame = 
 
 @dataclass(frozen=True)
 class _Columns:
-    """Every column of the dual LP: player 2's call variable ``q[g, j, k]`` for each game, card and positive bet.
+    """The call columns of the dual LP: player 2's call variable ``q[g, j, k]`` for each game, card and positive bet.
 
     ``coef[g, j, k, m]`` is ``-w_g`` times the coefficient of ``x[rows_i[j, m], positive[k]]`` in
-    ``gain_g[j, positive[k]]``; the column's entries sit in rows ``row[j, k, m]`` of the LP.
+    ``gain_g[j, positive[k]]``. Columns whose sign of ``gain`` is the same for every ``x`` are fixed by dominance
+    and are not ``free``: player 2 folds when no card of player 1 loses to his (``coef >= 0``), and calls when
+    none beats it (``coef <= 0``; the column then sits in ``rhs`` at ``q = 1``).
     """
 
     coef: np.ndarray  # (G, n, K, n-1)
-    row: np.ndarray  # (n, K, n-1) int32
-    rhs: np.ndarray  # (n, n_bets): upper bounds of the rows (the forced "call" of a check)
+    rows_i: np.ndarray  # (n, n-1) intp: player 1's card of entry m of a column of player 2's card j
+    positive: np.ndarray  # (K,) intp: grid index of each positive bet
+    free: np.ndarray  # (G, n, K) bool
+    rhs: np.ndarray  # (n, n_bets): upper bounds of the rows (the forced "call" of a check, the fixed calls)
 
 
 def _columns(probs: np.ndarray, w: np.ndarray, game: BetGame) -> _Columns:
@@ -180,49 +196,261 @@ def _columns(probs: np.ndarray, w: np.ndarray, game: BetGame) -> _Columns:
     # gain_g[j, b] = sum_{i<j} p[i, j] x[i, b] (2 ante + s_b) - sum_{i>j} p[i, j] x[i, b] s_b; the row holds -gain
     factor = np.where(lower[:, None, :], (2 * ante + s)[None, :, None], -s[None, :, None])  # (n, K, n-1)
     coef = -(pw[:, :, None, :] * factor[None])  # (G, n, K, n-1)
-    row = (rows_i[:, None, :] * n_bets + positive[None, :, None]).astype(np.int32)  # (n, K, n-1)
+    never = np.all(coef >= 0.0, axis=3)  # gain <= 0 whatever player 1 does: folding is a best response
+    always = np.all(coef <= 0.0, axis=3) & ~never  # gain >= 0 whatever he does: calling is
     rhs = np.zeros((n, n_bets))
     if passive.size:
         upper_mass = np.triu(probs, 1).sum(axis=2)  # (G, n): sum_{j > i} p[i, j]
         rhs[:, passive] = (2 * ante * (w[:, None] * upper_mass).sum(axis=0))[:, None]
-    return _Columns(coef, row, rhs)
+    if always.any():
+        fixed = np.einsum("gjkm,gjk->jkm", coef, always.astype(np.float64))  # (n, K, n-1), q = 1
+        shape = fixed.shape
+        np.add.at(rhs, (np.broadcast_to(rows_i[:, None, :], shape), np.broadcast_to(positive[None, :, None], shape)),
+                  -fixed)
+    return _Columns(coef, rows_i, positive, ~(never | always), rhs)
 
 
-def _solve_lp(cols: _Columns, tolerance: float):
-    """Pass the whole dual LP to HiGHS (column-wise) and run the dual simplex.
+@dataclass
+class _LPResult:
+    status: str
+    ok: bool
+    objective: float
+    row_dual: np.ndarray | None
+    col_value: np.ndarray | None
+    iterations: int
 
-    Returns (status string, optimal?, objective, x = row duals (n, n_bets), simplex iterations).
-    """
-    g_count, n, k_pos, m = cols.coef.shape
-    n_bets = cols.rhs.shape[1]
-    num_q = g_count * n * k_pos
-    z_index = (np.arange(n)[:, None] * n_bets + np.arange(n_bets)[None, :]).astype(np.int32).reshape(-1)
-    a_index = np.concatenate([np.broadcast_to(cols.row, cols.coef.shape).reshape(-1), z_index])
-    a_value = np.concatenate([cols.coef.reshape(-1), np.ones(n * n_bets)])
-    a_start = np.concatenate([np.arange(num_q, dtype=np.int64) * m,
-                              num_q * m + np.arange(n, dtype=np.int64) * n_bets]).astype(np.int32)
-    num_col = num_q + n
-    inf = highspy.kHighsInf
+
+def _new_highs(tolerance: float) -> highspy.Highs:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("small_matrix_value", 1e-14)
     h.setOptionValue("simplex_strategy", 1)  # dual simplex (fastest here: see the module docstring)
+    h.setOptionValue("presolve", "off")  # the column fixing of _columns is all it would find; it costs more
     h.setOptionValue("primal_feasibility_tolerance", tolerance)
     h.setOptionValue("dual_feasibility_tolerance", tolerance)
-    h.passModel(num_col, n * n_bets, a_value.size, 1, -1, 0.0,
-                np.concatenate([np.zeros(num_q), np.ones(n)]),
-                np.concatenate([np.zeros(num_q), np.full(n, -inf)]),
-                np.concatenate([np.ones(num_q), np.full(n, inf)]),
-                np.full(n * n_bets, -inf), cols.rhs.reshape(-1), a_start, a_index, a_value,
-                np.zeros(num_col, dtype=np.int32))
+    return h
+
+
+def _maximise(h: highspy.Highs, n_row: int, row_upper: np.ndarray, value: np.ndarray, index: np.ndarray,
+              extra: int) -> _LPResult:
+    """Maximise the sum of the ``extra`` free last columns s.t. ``A [q; z] <= row_upper``, ``0 <= q <= 1``.
+
+    ``value`` and ``index`` (shape ``(n_q, m)``) hold the ``m`` entries of each ``q`` column; each of the
+    ``extra`` columns has a 1 in ``n_row // extra`` consecutive rows of its own (``z[i]`` in rows
+    ``i * (n_row // extra) ...``).
+    """
+    n_q, m = value.shape
+    per = n_row // extra
+    a_index = np.concatenate([index.reshape(-1), np.arange(n_row)]).astype(np.int32)
+    a_value = np.concatenate([value.reshape(-1), np.ones(n_row)])
+    a_start = np.concatenate([np.arange(n_q, dtype=np.int64) * m, n_q * m + np.arange(extra, dtype=np.int64) * per])
+    inf = highspy.kHighsInf
+    h.clearModel()
+    h.passModel(n_q + extra, n_row, a_value.size, 1, -1, 0.0,
+                np.concatenate([np.zeros(n_q), np.ones(extra)]),
+                np.concatenate([np.zeros(n_q), np.full(extra, -inf)]),
+                np.concatenate([np.ones(n_q), np.full(extra, inf)]),
+                np.full(n_row, -inf), np.ascontiguousarray(row_upper, dtype=np.float64),
+                a_start.astype(np.int32), a_index, a_value, np.zeros(n_q + extra, dtype=np.int32))
     h.run()
     status = h.getModelStatus()
     info = h.getInfo()
     ok = status == highspy.HighsModelStatus.kOptimal
-    # a maximisation with <= rows: HiGHS reports non-negative row duals, player 1's bet probabilities
-    x = np.asarray(h.getSolution().row_dual).reshape(n, n_bets) if ok else None
-    return h.modelStatusToString(status), ok, info.objective_function_value, x, int(info.simplex_iteration_count)
+    sol = h.getSolution() if ok else None
+    return _LPResult(h.modelStatusToString(status), ok, float(info.objective_function_value),
+                     np.asarray(sol.row_dual) if ok else None, np.asarray(sol.col_value) if ok else None,
+                     int(info.simplex_iteration_count))
+
+
+class _Master:
+    """The dual LP with player 1 restricted to some bets of the grid, kept in one HiGHS model.
+
+    Rows come in blocks of ``n``, one block per allowed bet (row ``block * n + i`` is player 1's card ``i``);
+    columns are ``z`` (``n`` free columns, first) and then the call columns of the allowed positive bets. Adding
+    bets appends rows and columns, so HiGHS re-solves from the previous optimal basis (still dual feasible: the
+    new columns' reduced costs are the new rows' duals, zero while their slacks are basic).
+    """
+
+    def __init__(self, cols: _Columns, tolerance: float):
+        self.cols = cols
+        self.n = cols.rhs.shape[0]
+        self.bets: list[int] = []
+        self.h = _new_highs(tolerance)
+        inf = highspy.kHighsInf
+        n = self.n
+        self.h.addCols(n, np.ones(n), np.full(n, -inf), np.full(n, inf), 0, np.zeros(n, dtype=np.int32),
+                       np.zeros(0, dtype=np.int32), np.zeros(0))
+        self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+
+    def add(self, bets) -> None:
+        """Allow the grid bets ``bets`` (indices not yet allowed)."""
+        new = [int(b) for b in bets if int(b) not in self.bets]
+        if not new:
+            return
+        cols, n = self.cols, self.n
+        first_block = len(self.bets)
+        blocks = first_block + np.arange(len(new))
+        # rows: each holds z[i] (coefficient 1) and is bounded by c[i, b]
+        n_rows = n * len(new)
+        self.h.addRows(n_rows, np.full(n_rows, -highspy.kHighsInf), cols.rhs[:, new].T.reshape(-1).copy(), n_rows,
+                       np.arange(n_rows, dtype=np.int32), np.tile(np.arange(n, dtype=np.int32), len(new)),
+                       np.ones(n_rows))
+        self.bets += new
+        loc = {b: blk for b, blk in zip(new, blocks)}
+        ks = [k for k, b in enumerate(cols.positive) if int(b) in loc]
+        if not ks:
+            return
+        free = cols.free[:, :, ks]  # (G, n, nk)
+        block_of = np.array([loc[int(cols.positive[k])] for k in ks], dtype=np.intp)
+        row_of = block_of[None, :, None] * n + cols.rows_i[:, None, :]  # (n, nk, n-1)
+        value = cols.coef[:, :, ks, :][free]
+        index = np.broadcast_to(row_of, free.shape + row_of.shape[-1:])[free]
+        n_q, m = value.shape
+        if n_q:
+            self.h.addCols(n_q, np.zeros(n_q), np.zeros(n_q), np.ones(n_q), value.size,
+                           (np.arange(n_q, dtype=np.int64) * m).astype(np.int32), index.reshape(-1).astype(np.int32),
+                           value.reshape(-1).copy())
+
+    def solve(self):
+        """Run HiGHS; return ``(result, x, z)`` with ``x`` player 1's strategy on ``self.bets`` (shape
+        ``(n, len(self.bets))``, row duals) and ``z`` (shape ``(n,)``)."""
+        h = self.h
+        h.run()
+        status = h.getModelStatus()
+        info = h.getInfo()
+        ok = status == highspy.HighsModelStatus.kOptimal
+        res = _LPResult(h.modelStatusToString(status), ok, float(info.objective_function_value), None, None,
+                        int(info.simplex_iteration_count))
+        if not ok:
+            return res, None, None
+        sol = h.getSolution()
+        x = np.asarray(sol.row_dual).reshape(len(self.bets), self.n).T
+        return res, x, np.asarray(sol.col_value)[: self.n]
+
+
+def _call_terms(cols: _Columns, k: int, q: np.ndarray) -> np.ndarray:
+    """``sum_{g, j} coef[g, j, k, :] q[g, j]`` gathered by player 1's card: shape ``(n,)``."""
+    w = np.einsum("gjm,gj->jm", cols.coef[:, :, k, :], q)
+    return np.bincount(cols.rows_i.reshape(-1), weights=w.reshape(-1), minlength=cols.rhs.shape[0])
+
+
+def _bounds(cols: _Columns, k: int, upper: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """Lower and upper bounds on the pricing value of positive bet ``k`` from one card mixture ``x``.
+
+    ``x`` (shape ``(n,)``, non-negative, summing to 1) says with which cards player 1 would make the bet. Player
+    2's best response to it (calling in the free columns where that gains) is one choice of calls, so its value
+    ``min_i (upper - calls)_i`` is a lower bound (the pricing value is a maximum over calls): ``>= 0`` proves the
+    bet unprofitable without an LP. By duality the pricing value is also a minimum over mixtures, so the
+    mixture's own value ``x . upper + sum max(0, gain(x))`` is an upper bound: ``< 0`` proves the bet profitable.
+    """
+    gain = -np.einsum("gjm,jm->gj", cols.coef[:, :, k, :], x[cols.rows_i])
+    call = cols.free[:, :, k] & (gain > 0.0)
+    lower = float(np.min(upper - _call_terms(cols, k, call.astype(np.float64))))
+    return lower, float(np.dot(x, upper) + gain[call].sum())
+
+
+def _price(h: highspy.Highs, cols: _Columns, k: int, z: np.ndarray, near: np.ndarray | None = None):
+    """How much player 1 gains by adding positive bet ``k`` to his grid: ``max_q min_i (c[i, b] - z[i] - ...)``.
+
+    The largest ``t`` with ``z[i] + t + sum_{g, j} coef q <= rhs[i, b]`` for every card ``i``, over player 2's
+    calls ``q`` of that bet: ``t >= 0`` iff some calls make the bet unprofitable with every card, i.e. the
+    restricted solution stays optimal with the bet allowed. By LP duality ``t`` is also the minimum over card
+    mixtures ``x`` (the row duals, on the simplex) of ``sum_i x[i] (c[i, b] - z[i]) + sum max(0, gain(x))``.
+
+    With ``near`` (a card mixture, shape ``(n,)``) only the calls that are close to indifferent against it stay
+    free; the others are fixed at player 2's best response to it. That is a restriction of the maximum, so the
+    value returned is still a lower bound on ``t`` (equal to it when the fixed calls are optimal).
+    Returns ``(t, x, q, simplex iterations)`` with ``q`` the calls (shape ``(G, n)``, zero outside the free
+    columns) that attain ``t``.
+    """
+    b = int(cols.positive[k])
+    n = cols.rhs.shape[0]
+    upper = cols.rhs[:, b] - z
+    free = cols.free[:, :, k]
+    coef = cols.coef[:, :, k, :]
+    if near is not None:
+        terms = coef * near[cols.rows_i]  # (G, n, n-1)
+        gain = -terms.sum(axis=2)
+        clear = np.abs(gain) > NEAR_INDIFFERENCE * np.abs(terms).sum(axis=2)
+        calls = free & clear & (gain > 0.0)
+        upper = upper - _call_terms(cols, k, calls.astype(np.float64))
+        free = free & ~clear
+    q = calls.astype(np.float64) if near is not None else np.zeros(free.shape)
+    if not free.any():
+        x = np.zeros(n)
+        x[int(np.argmin(upper))] = 1.0
+        return float(upper.min()), x, q, 0
+    value = coef[free]
+    index = np.broadcast_to(cols.rows_i, free.shape + cols.rows_i.shape[-1:])[free]
+    res = _maximise(h, n, upper, value, index, 1)
+    if not res.ok:  # pragma: no cover - always feasible (q = 0, t small) and bounded
+        raise RuntimeError(f"HiGHS failed on a pricing LP: {res.status}")
+    q[free] = res.col_value[:-1]
+    return res.objective, np.clip(res.row_dual, 0.0, None), q, res.iterations
+
+
+def _price_all(h: highspy.Highs, cols: _Columns, chosen: np.ndarray, x: np.ndarray, z: np.ndarray, eps: float,
+               memory: dict, max_add: int = 1):
+    """Price every positive bet outside ``chosen``; return ``(violated bets, smallest bound, LPs, iterations)``.
+
+    Bets are visited outwards from the chosen ones. A bet is first tried with calls that certified it before and
+    with player 2's best response to card mixtures that priced it or its neighbour towards the chosen bets before
+    (``memory``, updated in place), or to the neighbour's own column of ``x``: any calls give a lower bound on
+    the pricing value. Only when none reaches ``-eps`` is a pricing LP solved, first with the calls far from
+    indifference fixed, then whole. The smallest value (a lower bound on every bet's pricing value) bounds how far
+    the restricted optimum can be from the whole LP's. At most ``max_add`` of the most violated bets are returned.
+    """
+    mixtures = memory.setdefault("x", {})
+    calls = memory.setdefault("q", {})
+    in_k = np.flatnonzero(np.isin(cols.positive, chosen))
+    out_k = np.flatnonzero(~np.isin(cols.positive, chosen))
+    for k in in_k:
+        col = x[:, cols.positive[k]]
+        if col.sum() > 1e-12:
+            mixtures[int(k)] = col / col.sum()
+    if in_k.size:
+        dist = np.abs(out_k[:, None] - in_k[None, :])
+        nearest = in_k[dist.argmin(axis=1)]
+        order = np.argsort(dist.min(axis=1), kind="stable")
+    else:
+        nearest = np.full(out_k.size, -1)
+        order = np.arange(out_k.size)
+    t_min, violated, n_lp, iterations = 0.0, [], 0, 0
+    for pos in order:
+        k = int(out_k[pos])
+        neighbour = k - int(np.sign(k - nearest[pos])) if nearest[pos] >= 0 else k - 1
+        upper = cols.rhs[:, cols.positive[k]] - z
+        low, high = -np.inf, np.inf  # bounds on the pricing value
+        if k in calls:
+            low = float(np.min(upper - _call_terms(cols, k, calls[k])))
+        for cand in (k, neighbour):
+            if low >= -eps or high < -eps:
+                break
+            if cand in mixtures:
+                lo, hi = _bounds(cols, k, upper, mixtures[cand])
+                if lo >= -eps:
+                    mixtures[k] = mixtures[cand]
+                low, high = max(low, lo), min(high, hi)
+        near = mixtures.get(k, mixtures.get(neighbour))
+        if low < -eps <= high and near is not None:
+            t, x_k, q_k, its = _price(h, cols, k, z, near)
+            n_lp += 1
+            iterations += its
+            low = max(low, t)
+            if t >= -eps:
+                mixtures[k], calls[k] = x_k, q_k
+            else:
+                high = min(high, _bounds(cols, k, upper, x_k / max(x_k.sum(), 1e-300))[1])
+        if low < -eps <= high:
+            t, mixtures[k], calls[k], its = _price(h, cols, k, z)
+            n_lp += 1
+            iterations += its
+            low = high = t
+        t_min = min(t_min, low)
+        if high < -eps:
+            violated.append((high, int(cols.positive[k])))
+    return [b for _, b in sorted(violated)[:max_add]], t_min, n_lp, iterations
 
 
 def _normalise(x: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -233,7 +461,8 @@ def _normalise(x: np.ndarray, dead: np.ndarray) -> np.ndarray:
     return x / x.sum(axis=1, keepdims=True)
 
 
-def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_GAME) -> GroupStrategy:
+def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_GAME, start=None,
+                           method: str = "pricing") -> GroupStrategy:
     """The single player-1 strategy that minimises the group's mean exploitability, exactly (LP, HiGHS).
 
     Parameters
@@ -281,10 +510,15 @@ def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_
     g_count = p.shape[0]
     v = _check_values(values, g_count)
     w = _check_weights(weights, g_count)
-    return _optimal(p, v, w, game, t0)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if start is not None:
+        start = game.check_strategy(start, "start", batch=None)
+    return _optimal(p, v, w, game, t0, start, method)
 
 
-def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: float) -> GroupStrategy:
+def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: float, start=None,
+             method: str = "pricing") -> GroupStrategy:
     g_count = p.shape[0]
     n, n_bets = game.n_cards, game.n_bets
     ante = float(game.ante)
@@ -292,14 +526,40 @@ def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: flo
     cols = _columns(p, wn, game)
     dead = (wn[:, None] * p.sum(axis=2)).sum(axis=0) <= 0  # cards no weighted game deals to player 1
     mean_value = float(np.dot(w, v) / w.sum())
-    iterations = 0
+    passive = np.flatnonzero(game.bet_array == 0)
+    if method == "full":
+        chosen = np.arange(n_bets)
+    else:
+        if start is None and np.count_nonzero(w) > COLD_START_GAMES:
+            # the bets of a small subsample's optimum are a good first guess for the whole group's
+            some = np.flatnonzero(w > 0)
+            some = some[np.unique(np.linspace(0, some.size - 1, COLD_START_GAMES).round().astype(np.intp))]
+            start = _optimal(p[some], v[some], w[some], game, t0, None, "full").strategy
+        first = cols.positive[:1] if start is None else np.flatnonzero(start.max(axis=0) > 1e-9)
+        chosen = np.union1d(passive, first)
+    # a bet whose pricing value is below -eps could lower the optimum by more than n eps / G chips
+    eps = 1e-11 * g_count / n
+    iterations, x = 0, None
     for tol in (1e-10, 1e-12):
-        status, ok, objective, x, its = _solve_lp(cols, tol)
-        iterations += its
-        if not ok:  # pragma: no cover - the LP is always feasible and bounded
+        master, pricer = _Master(cols, tol), _new_highs(tol)
+        master.add(chosen)
+        memory: dict = {}
+        while True:
+            res, x_sel, z = master.solve()
+            iterations += res.iterations
+            if not res.ok:  # pragma: no cover - the LP is always feasible and bounded
+                break
+            x = np.zeros((n, n_bets))
+            x[:, master.bets] = np.clip(x_sel, 0.0, None)
+            violated, t_min, _, its = _price_all(pricer, cols, np.asarray(master.bets), x, z, eps, memory)
+            iterations += its
+            if not violated:
+                break
+            master.add(violated)
+        if not res.ok:  # pragma: no cover
             continue
         x = _normalise(x, dead)
-        lp_opt = mean_value - (ante - objective / g_count)
+        lp_opt = mean_value - ante + (res.objective + n * t_min) / g_count
         worst = _p2_best_response_kernel(p, np.ascontiguousarray(np.broadcast_to(x, (g_count, n, n_bets))),
                                          game.bet_array, ante, _dummy(n, n_bets), False)
         expl = v - worst
@@ -307,5 +567,5 @@ def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: flo
         if abs(mean_expl - lp_opt) <= GROUP_LP_TOLERANCE:
             break
     if x is None:  # pragma: no cover
-        raise RuntimeError(f"HiGHS failed on the group LP: {status}")
-    return GroupStrategy(x, expl, mean_expl, float(lp_opt), status, iterations, time.perf_counter() - t0)
+        raise RuntimeError(f"HiGHS failed on the group LP: {res.status}")
+    return GroupStrategy(x, expl, mean_expl, float(lp_opt), res.status, iterations, time.perf_counter() - t0)
