@@ -138,25 +138,56 @@ class DistilledPolicy(BaseEstimator):
             self.feature_names_[key] = names
         return self
 
-    def _tree_for(self, street: int, facing: bool, player: int):
+    def tree_key(self, street: int, facing: bool, player: int) -> tuple:
+        """The key of the tree that plays a decision type (a turn decision without a turn tree: the river tree of
+        the same type, on the features both streets share).
+
+        Raises
+        ------
+        ValueError
+            If no tree covers the decision type.
+        """
         key = (int(street), bool(facing), int(player))
         if key in self.trees_:
-            return self.trees_[key], self.feature_names_[key]
-        other = (5, bool(facing), int(player))  # a turn decision without a turn tree: the river tree
+            return key
+        other = (5, bool(facing), int(player))
         if other in self.trees_:
-            return self.trees_[other], self.feature_names_[other]
+            return other
         raise ValueError(f"no tree for decisions '{_key_name(key)}' (not in the training rows)")
+
+    def leaf_table(self, key) -> np.ndarray:
+        """``(n_tree_nodes, 4)`` class distribution played at every node of a tree: the optimised leaf strategies
+        (:meth:`with_leaf_tables`) if set, else the tree's own."""
+        tables = getattr(self, "leaf_tables_", None) or {}
+        if key in tables:
+            return tables[key]
+        return self.trees_[key].leaf_strategies()
+
+    def with_leaf_tables(self, tables: dict) -> DistilledPolicy:
+        """A copy that plays ``tables`` (``{key: (n_tree_nodes, 4)}``, e.g. from
+        :func:`hunl.optimal_leaves.optimise_leaves`) at the leaves of the same trees."""
+        import copy
+
+        out = copy.copy(self)
+        out.leaf_tables_ = {k: np.asarray(v, dtype=np.float64) for k, v in tables.items()}
+        return out
 
     def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
         """``(m, 4)`` class distributions for feature rows ``X`` of shape ``(m, F)`` (:data:`TURN_FEATURES`
         order, at least the street's features; the ``in_position`` column picks the player's tree)."""
         X = np.nan_to_num(np.asarray(X, dtype=np.float64), nan=0.0)
         out = np.zeros((X.shape[0], N_CLASSES))
+        tables = getattr(self, "leaf_tables_", None) or {}
         for pl in (0, 1):
             rows = X[:, _POSITION] == pl
             if rows.any():
-                tree, names = self._tree_for(street, facing, pl)
-                out[rows] = tree.predict(X[rows, :len(names)])
+                key = self.tree_key(street, facing, pl)
+                tree, names = self.trees_[key], self.feature_names_[key]
+                x = X[rows, :len(names)]
+                if key in tables:
+                    out[rows] = tables[key][tree.tree_.apply(x)]
+                else:
+                    out[rows] = tree.predict(x)
         return out
 
     def at_depth(self, max_depth: int) -> DistilledPolicy:
@@ -190,7 +221,7 @@ class DistilledPolicy(BaseEstimator):
         out = {}
         for key, tree in self.trees_.items():
             names = self.feature_names_[key]
-            leaves = extract_rules(tree.tree_, tree.leaf_strategies(), names)
+            leaves = extract_rules(tree.tree_, self.leaf_table(key), names)
             leaves.sort(key=lambda r: -r.coverage)
             labels = CLASS_LABELS[int(key[1])]
             lines = []

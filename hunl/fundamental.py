@@ -233,7 +233,7 @@ def rules_from_tree(model, key, min_coverage: float = 0.02) -> list[HoldemRule]:
 
     tree = model.trees_[key]
     names = model.feature_names_[key]
-    leaves = extract_rules(tree.tree_, tree.leaf_strategies(), names)
+    leaves = extract_rules(tree.tree_, model.leaf_table(key), names)
     leaves.sort(key=lambda r: -r.coverage)
     out = []
     for i, leaf in enumerate(leaves):

@@ -54,6 +54,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--depth", type=int, default=6, help="depth of the headline policy (default 6)")
     p.add_argument("--depths", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6, 8, 10],
                    help="depths of the frontier (default 1 2 3 4 5 6 8 10)")
+    p.add_argument("--optimal-depths", type=int, nargs="*", default=[2, 4, 6],
+                   help="depths whose leaf strategies are also optimised for exploitability (CFR-BR; default 2 4 6)")
+    p.add_argument("--leaf-endgames", type=int, default=200,
+                   help="training endgames the leaf optimisation runs on (default 200)")
+    p.add_argument("--leaf-iterations", type=int, default=100, help="CFR-BR iterations (default 100)")
     p.add_argument("--rule-depth", type=int, default=3, help="depth of the tree whose rules are printed")
     p.add_argument("--rule-endgames", type=int, default=100, help="held-out endgames for rule costs")
     p.add_argument("--samples", type=int, default=300_000, help="decisions drawn per tree (default 300000)")
@@ -180,6 +185,7 @@ def main(argv=None) -> int:
     from hunl.distill import DistilledPolicy, _key_name
     from hunl.family import HoldemRiverFamily
     from hunl.fundamental import RULE_80_20, RULE_ALL_IN, SolvedEndgame, rule_statistics, rules_from_tree
+    from hunl.optimal_leaves import optimise_leaves
     from hunl.pipeline import BASELINES, collect_rows, score_policies, take
     from rulelearn.database import SolutionDatabase
     from rulelearn.executors import make_executor
@@ -213,7 +219,24 @@ def main(argv=None) -> int:
             return {d: make(d).fit(rows) for d in sorted(set(args.depths) | {args.rule_depth})}
 
         models = st.run("fit trees", fit_all)
+
+        def leaves_all():
+            k = min(args.leaf_endgames, train_ids.size)
+            games = [family.game(train, i) for i in range(k)]
+            out, logs = {}, {}
+            for d in args.optimal_depths:
+                res = optimise_leaves(models[d], games, iterations=args.leaf_iterations,
+                                      log_every=max(1, args.leaf_iterations // 10), progress=True)
+                out[d] = models[d].with_leaf_tables(res.tables)
+                logs[d] = {"iterations": res.log_iterations.tolist(),
+                           "exploitability_pct_pot": res.log_exploitability_pct_pot.tolist(), "endgames": k}
+                print(f"   depth {d}: training exploitability {res.log_exploitability_pct_pot[0]:.2f}% -> "
+                      f"{res.log_exploitability_pct_pot[-1]:.2f}% of the pot", flush=True)
+            return out, logs
+
+        optimal, leaf_logs = st.run("optimal leaves", leaves_all) if args.optimal_depths else ({}, {})
         choosers = {f"depth {d}": models[d] for d in args.depths}
+        choosers.update({f"depth {d}, optimal leaves": m for d, m in optimal.items()})
         choosers.update(BASELINES)
         with _bar(test_ids.size, "endgame", "scoring policies") as bar:
             scores = st.run("score policies", score_policies, family, test, choosers, ex, progress=bar)
@@ -229,19 +252,25 @@ def main(argv=None) -> int:
     frontier = []
     for d in args.depths:
         j = scores.policies.index(f"depth {d}")
-        frontier.append({"depth": d, "n_rules": models[d].n_rules(), **summary(j)})
+        frontier.append({"depth": d, "leaves": "mean", "n_rules": models[d].n_rules(), **summary(j)})
+    optimal_frontier = []
+    for d in optimal:
+        j = scores.policies.index(f"depth {d}, optimal leaves")
+        optimal_frontier.append({"depth": d, "leaves": "optimal", "n_rules": optimal[d].n_rules(), **summary(j)})
     baselines = {name: summary(scores.policies.index(name)) for name in BASELINES}
     best = min(baselines, key=lambda k: baselines[k]["exploitability_pct_pot"])
-    head = next(r for r in frontier if r["depth"] == args.depth)
+    head = next((r for r in optimal_frontier if r["depth"] == args.depth), None) or \
+        next(r for r in frontier if r["depth"] == args.depth)
+    head_model = optimal.get(args.depth, models[args.depth])
     ratio = head["exploitability_pct_pot"] / baselines[best]["exploitability_pct_pot"]
-    print(f"   depth {args.depth}: {head['exploitability_pct_pot']:.2f}% pot (sd {head['sd']:.2f}); best baseline "
+    print(f"   depth {args.depth} ({head['leaves']} leaves): {head['exploitability_pct_pot']:.2f}% pot (sd {head['sd']:.2f}); best baseline "
           f"{best} {baselines[best]['exploitability_pct_pot']:.2f}%: ratio {ratio:.3f}", flush=True)
 
     # fundamental rules on held-out endgames
     def rules_stage():
         k = min(args.rule_endgames, test_ids.size)
         solved = [SolvedEndgame.from_policy(family.game(test, i), family.policy_array(test, i)) for i in range(k)]
-        shallow = models[args.rule_depth]
+        shallow = optimal.get(args.rule_depth, models[args.rule_depth])
         out = {"fundamental": [], "tree": {}}
         for rule in (RULE_80_20, RULE_ALL_IN):
             s = rule_statistics(rule, solved)
@@ -260,8 +289,10 @@ def main(argv=None) -> int:
         return out
 
     rules = st.run("rules", rules_stage)
-    lib = st.run("libratus", libratus_scores, models[args.depth],
-                 {f"depth {args.depth}": models[args.depth], **BASELINES}) if args.libratus else []
+    lib = st.run("libratus", libratus_scores, head_model,
+                 {f"depth {args.depth}": models[args.depth], **({f"depth {args.depth}, optimal leaves": head_model}
+                                                               if args.depth in optimal else {}), **BASELINES}) \
+        if args.libratus else []
 
     results = {
         "n_endgames": n, "n_train": int(train_ids.size), "n_test": int(test_ids.size),
@@ -270,8 +301,9 @@ def main(argv=None) -> int:
         "dcfr_pct_pot": float(scores.reference_pct_pot.mean()),
         "dcfr_iterations_mean": float(np.mean(cols["iterations"])),
         "solve_seconds_mean": float(np.mean(cols["seconds"])),
-        "frontier": frontier, "baselines": baselines, "best_baseline": best, "ratio_to_best_baseline": ratio,
-        "rules_text": models[args.depth].rules(min_coverage=0.02), "rule_depth": args.rule_depth,
+        "frontier": frontier, "optimal_frontier": optimal_frontier, "leaf_logs": leaf_logs, "head": head,
+        "baselines": baselines, "best_baseline": best, "ratio_to_best_baseline": ratio,
+        "rules_text": head_model.rules(min_coverage=0.02), "rule_depth": args.rule_depth,
         "rules": rules, "libratus": lib, "stages": st.times,
     }
     out = Path(args.out)

@@ -1,0 +1,214 @@
+"""Exploitability-optimal leaf strategies for a distilled HUNL policy: CFR against best responses over tree leaves.
+
+A fitted :class:`hunl.distill.DistilledPolicy` partitions every information set of every endgame (with range
+features against the starting ranges, which do not depend on the policy) into tree leaves, and plays one class
+distribution per leaf. Mean leaf strategies copy the equilibrium's average frequencies; the strategies that make
+the policy *least exploitable* are different, and are found here with CFR-BR (Johanson, Bard, Burch & Bowling 2012,
+"Finding optimal abstract strategies in extensive-form games", Section 4): the tree's leaves are the abstract
+information sets of the restricted player, who runs regret matching+ over them (regrets of each action class
+summed over every information set of every training endgame in the leaf, each endgame in units of its pot)
+against an opponent who best-responds in each endgame; the linearly weighted average of the leaf strategies
+minimises the restricted player's mean exploitability over the training endgames as the iterations grow (exactly
+so when the leaves give each player perfect recall; a well-behaved heuristic otherwise). The two players' leaves
+are optimised independently (each against the other's best response), since exploitability (NashConv / 2) is the
+mean of the two players' best-response gains.
+
+This is the HUNL counterpart of the bet game's optimal-leaf rule sets (:mod:`rulelearn.ruleset`), which solve
+the same problem exactly by a linear program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.core import _kernels as K
+from games.core.best_response import _evaluator
+from hunl.actions import _routing
+from hunl.decisions import DecisionContext, node_features
+
+__all__ = ["LeafCFRResult", "optimise_leaves", "endgame_leaves"]
+
+
+@dataclass(frozen=True)
+class _NodeLeaves:
+    node: int
+    player: int
+    kids: range
+    route: np.ndarray  # (4, n_actions)
+    key: tuple
+    leaves: np.ndarray  # (H,) leaf node id of every hand of the acting player
+
+
+def endgame_leaves(model, game) -> list[_NodeLeaves]:
+    """The leaf of every (decision node, hand) of ``game`` under ``model`` (range features against the starting
+    ranges; ``model.ranges`` must be ``"start"``).
+
+    Raises
+    ------
+    ValueError
+        If ``model.ranges`` is not ``"start"`` (node-range features change with the leaf strategies).
+    """
+    if getattr(model, "ranges", "start") != "start":
+        raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
+    ctx = DecisionContext(game)
+    reach = np.ones((2, game.tree.n_nodes, game.max_hands))
+    feats = node_features(game, ctx, np.arange(ctx.nodes.size), reach)
+    out = []
+    for k, n in enumerate(ctx.nodes):
+        p = int(ctx.player[k])
+        key = model.tree_key(int(ctx.street[k]), bool(ctx.facing[k]), p)
+        tree = model.trees_[key]
+        names = model.feature_names_[key]
+        x = np.nan_to_num(feats[k][:, :len(names)].astype(np.float64), nan=0.0)
+        out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), _routing(ctx.node_classes(int(n))), key,
+                               tree.tree_.apply(x).astype(np.int64)))
+    return out
+
+
+@dataclass(frozen=True)
+class LeafCFRResult:
+    """Optimised leaf strategies and the training curve.
+
+    Attributes
+    ----------
+    tables : dict
+        ``{tree key: (n_tree_nodes, 4) float64}`` average leaf strategies (rows of leaves no information set
+        reached keep the tree's mean strategy).
+    iterations : int
+    log_iterations : numpy.ndarray of int64
+    log_exploitability_pct_pot : numpy.ndarray of float64
+        Mean over the training endgames of the exploitability (NashConv / 2, % of the pot) of the average leaf
+        strategies at the logged iterations (iteration 0: the tree's own leaves, where the optimisation starts).
+    """
+
+    tables: dict
+    iterations: int
+    log_iterations: np.ndarray
+    log_exploitability_pct_pot: np.ndarray
+
+
+def _probs(game, nodes: list[_NodeLeaves], tables: dict) -> np.ndarray:
+    t = game.tree
+    probs = np.ones((t.n_nodes, game.max_hands), dtype=game.storage_dtype)
+    for nl in nodes:
+        h = nl.leaves.size
+        act = tables[nl.key][nl.leaves] @ nl.route  # (H, n_actions)
+        probs[nl.kids.start:nl.kids.stop, :h] = act.T
+        probs[nl.kids.start:nl.kids.stop, h:] = 0.0
+    return probs
+
+
+def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
+    """Add player ``p``'s leaf regrets against a best response (units of the pot); return the opponent's
+    best-response value (chips)."""
+    ev = _evaluator(game)
+    t = game.tree
+    o = 1 - p
+    probs = np.ascontiguousarray(probs, dtype=game.storage_dtype)
+    ev.forward(probs)
+    br_value = float(ev.backward(o, K.MODE_BEST_RESPONSE, probs).sum())
+    prof = probs.copy()
+    ho = game.num_hands[o]
+    for n in t.decision_nodes(o):
+        kids = t.children(n)
+        prof[kids.start:kids.stop, :ho] = 0.0
+        prof[ev.best[n, :ho], np.arange(ho)] = 1.0
+    ev.forward(prof)
+    ev.backward(p, K.MODE_EXPECTED, prof)
+    cfv = ev.cfv
+    scale = 1.0 / game.pot
+    for nl in nodes:
+        if nl.player != p:
+            continue
+        h = nl.leaves.size
+        va = cfv[nl.kids.start:nl.kids.stop, :h].T.astype(np.float64)  # (H, n_actions)
+        vc = va @ nl.route.T  # (H, 4): value of each class
+        s = tables[nl.key][nl.leaves]  # (H, 4)
+        vs = (s * vc).sum(axis=1, keepdims=True)
+        np.add.at(regret[nl.key], nl.leaves, (vc - vs) * scale)
+    return br_value
+
+
+def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
+                    progress: bool = False) -> LeafCFRResult:
+    """Leaf strategies minimising the mean exploitability of ``model`` over ``games`` (CFR-BR over the leaves).
+
+    Parameters
+    ----------
+    model : DistilledPolicy
+        Fitted, ``ranges="start"``.
+    games : sequence of HoldemEndgame
+        The training endgames.
+    iterations : int, default 100
+        CFR-BR iterations (each: per endgame and player, one best response and one evaluation).
+    log_every : int, default 10
+        Record the mean exploitability of the average strategies every this many iterations.
+    delay : int, optional
+        Iterations left out of the average (the first iterates of regret matching jump far from the start);
+        iteration ``t > delay`` has weight ``t - delay``. Default ``iterations // 5``.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    LeafCFRResult
+
+    Raises
+    ------
+    ValueError
+        If ``iterations < 1`` or the model's ranges are not ``"start"``.
+    """
+    from tqdm.auto import tqdm
+
+    if int(iterations) != iterations or iterations < 1:
+        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+    games = list(games)
+    delay = int(iterations) // 5 if delay is None else int(delay)
+    if not 0 <= delay < iterations:
+        raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
+    leaves = [endgame_leaves(model, g) for g in games]
+    start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.trees_}
+    current = {k: v.copy() for k, v in start.items()}
+    regret = {k: np.zeros_like(v) for k, v in start.items()}
+    avg = {k: np.zeros_like(v) for k, v in start.items()}
+    seen = {k: np.zeros(v.shape[0], dtype=bool) for k, v in start.items()}
+    for nodes in leaves:
+        for nl in nodes:
+            seen[nl.key][nl.leaves] = True
+    def averaged():
+        out = {}
+        for k in avg:
+            z = avg[k].sum(axis=1, keepdims=True)
+            out[k] = np.where(seen[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), start[k])
+        return out
+
+    def mean_exploitability(tables) -> float:
+        total = 0.0
+        for g, nodes in zip(games, leaves):
+            probs = np.ascontiguousarray(_probs(g, nodes, tables))
+            ev = _evaluator(g)
+            ev.forward(probs)
+            # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
+            gains = sum(float(ev.backward(p, K.MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
+            total += 100.0 * 0.5 * gains / g.pot
+        return total / len(games)
+
+    log_it, log_ex = [0], [mean_exploitability(start)]
+    for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
+        for g, nodes in zip(games, leaves):
+            probs = _probs(g, nodes, current)
+            for p in (0, 1):
+                _regrets(g, nodes, current, probs, p, regret)
+        for k in current:
+            r = np.maximum(regret[k], 0.0)  # regret matching+
+            regret[k] = r
+            pos = r.sum(axis=1, keepdims=True)
+            upd = np.where(pos > 0, r / np.where(pos > 0, pos, 1.0), current[k])
+            current[k] = np.where(seen[k][:, None], upd, start[k])
+            avg[k] += max(it - delay, 0) * current[k]
+        if (it % log_every == 0 or it == iterations) and it > delay:
+            log_it.append(it)
+            log_ex.append(mean_exploitability(averaged()))
+    return LeafCFRResult(averaged(), int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))
