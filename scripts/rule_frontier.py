@@ -11,8 +11,13 @@ sets (k = 1..15, test games assigned to the EMD-nearest medoid) with the same th
 
 ::
 
-    python scripts/rule_frontier.py --db data/db20k                 # 20,000 games, 5 splits (about 1 h on 2 busy cores)
+    python scripts/rule_frontier.py --db data/db20k                 # 20,000 games, 5 splits (minutes on 2 cores)
     python scripts/rule_frontier.py --db data/db20k --games 3000 --seeds 0 --max-leaves 5 --no-doc   # a quick look
+    python scripts/rule_frontier.py --db data/db20k --lp-games-study   # also: held-out exploitability vs LP size
+
+The (split, method) tasks run in ``--jobs`` worker processes (default: all cores). ``--lp-games-study`` measures
+how the held-out exploitability of an optimal group strategy depends on the number of games its LP sees (block
+``frontier-lp-games`` of ``docs/RULES.md``; a few extra minutes, not part of the default run).
 """
 
 from __future__ import annotations
@@ -136,6 +141,68 @@ def rules_block(family, columns, fitted, seed: int, n_leaves: int, config: RuleS
     return "\n".join(out) + "\n"
 
 
+def lp_games_study(family, columns, seed: int, sizes=(100, 200, 300, 600, 1200, 2400), repeats: int = 4,
+                   n_groups: int = 4) -> pd.DataFrame:
+    """Held-out mean exploitability (chips) of the optimal strategy of a group fitted on ``m`` of its games.
+
+    Groups: all training games of the split ``seed``, and the leaves of its CART tree with ``n_groups`` leaves
+    (groups of a few thousand games, like the frontier's leaves). For each group and ``m`` (at most the group's
+    size), ``repeats`` random subsamples of ``m`` training games are fitted and scored on the group's test games.
+    """
+    from rulelearn.experiment import split_games
+    from rulelearn.ruleset import _whole_game_features, grow_cart_tree
+
+    X, names = _whole_game_features(family, columns)
+    split = split_games(X.shape[0], 0.2, seed)
+    train, test = split.train, split.test
+    tree = grow_cart_tree(X[train], family.strategies(columns)[train], n_groups, names, random_state=seed)
+    leaves = tree.leaves(n_groups)
+    groups = {"all games": (train, test)}
+    m_train, m_test = tree.node_masks(X[train]), tree.node_masks(X[test])
+    for pos, node in enumerate(leaves):
+        groups[f"CART leaf {pos + 1} of {n_groups}"] = (train[m_train[node]], test[m_test[node]])
+    rng = np.random.default_rng(seed)
+    rows = []
+    test_cols = {k: v[test] for k, v in columns.items()}
+    for name, (g_train, g_test) in groups.items():
+        cols = {k: v[g_test] for k, v in columns.items()} if name != "all games" else test_cols
+        for m in sizes:
+            if m > g_train.size:
+                continue
+            scores, cpu = [], []
+            for _ in range(repeats):
+                r = np.sort(rng.choice(g_train, m, replace=False))
+                c0 = time.process_time()
+                strat = family.optimal_group_strategy(columns, r)
+                cpu.append(time.process_time() - c0)
+                scores.append(family.exploitability(cols, np.broadcast_to(strat, (g_test.size, *strat.shape))).mean())
+            rows.append({"group": name, "train games": g_train.size, "test games": g_test.size, "LP games": m,
+                         "held-out exploitability": np.mean(scores), "std over subsamples": np.std(scores, ddof=1),
+                         "LP CPU time (s)": np.mean(cpu)})
+    return pd.DataFrame(rows)
+
+
+def lp_games_block(study: pd.DataFrame, args, seed: int) -> str:
+    """Markdown: one row per group, one column per LP size (held-out exploitability, its excess over the largest
+    LP's), then the CPU time of one LP by size."""
+    sizes = sorted(study["LP games"].unique())
+    head = "| group | train / test games | " + " | ".join(f"{m} games" for m in sizes) + " |"
+    lines = [head, "|---|---:|" + "---:|" * len(sizes)]
+    for name, g in study.groupby("group", sort=False):
+        best = g.loc[g["LP games"].idxmax(), "held-out exploitability"]
+        cells = []
+        for m in sizes:
+            r = g[g["LP games"] == m]
+            cells.append("" if r.empty else f"{r['held-out exploitability'].iloc[0]:.5f} "
+                         f"(+{r['held-out exploitability'].iloc[0] - best:.5f})")
+        lines.append(f"| {name} | {g['train games'].iloc[0]} / {g['test games'].iloc[0]} | " + " | ".join(cells) + " |")
+    cpu = study.groupby("LP games")["LP CPU time (s)"].mean()
+    lines.append("| CPU time of one LP (s) | | " + " | ".join(f"{cpu[m]:.2f}" for m in sizes) + " |")
+    return (f"Split seed {seed}, mean over {args.lp_repeats} random subsamples per cell (chips; in brackets: above the "
+            f"largest LP's); `python scripts/rule_frontier.py --db {args.db} --lp-games-study`.\n\n"
+            + "\n".join(lines) + "\n")
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", default="data/db20k", help="solution database (default data/db20k)")
@@ -150,12 +217,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--figure", default="docs/figures/rule_frontier.png")
     p.add_argument("--doc", default="docs/RULES.md")
     p.add_argument("--no-doc", action="store_true", help="leave docs/RULES.md alone")
+    p.add_argument("--lp-games-study", action="store_true",
+                   help="also measure held-out exploitability against the games per LP (block frontier-lp-games)")
+    p.add_argument("--lp-repeats", type=int, default=4, help="subsamples per cell of the LP-games study")
     return p.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     db = SolutionDatabase(args.db)
     family = db.family()
     columns = db.load(n_games=args.games)
@@ -174,17 +244,33 @@ def main(argv=None) -> int:
     table = frontier_table(summary)
     print(table)
     print(acc_text)
+    blocks = {}
     if not args.no_doc:
-        minutes = (time.perf_counter() - t0) / 60
+        blocks["frontier-rules"] = rules_block(family, columns, fitted, config.seeds[0], k, config)
+    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    timing = (f"{wall / 60:.1f} min wall, {cpu / 60:.1f} CPU-min on {args.jobs} worker processes, load average "
+              f"{load} at the end")
+    print(f"frontier: {timing}", flush=True)
+    if args.lp_games_study:
+        study = lp_games_study(family, columns, config.seeds[0], repeats=args.lp_repeats)
+        study.to_csv(out / "lp_games.csv", index=False)
+        print(study.round(5).to_string(), flush=True)
+        blocks["frontier-lp-games"] = lp_games_block(study, args, config.seeds[0])
+    if not args.no_doc:
         header = (f"Database `{args.db}`, first {len(columns['game_id'])} games, {len(config.seeds)} random 80/20 "
-                  f"splits; `python scripts/rule_frontier.py --db {args.db}` ({minutes:.0f} min).\n\n")
-        write_blocks(ROOT / args.doc if not Path(args.doc).is_absolute() else Path(args.doc), {
-            "frontier-table": header + table,
-            "frontier-acceptance": acc_text,
-            "frontier-rules": rules_block(family, columns, fitted, config.seeds[0], k, config),
-        })
+                  f"splits; `python scripts/rule_frontier.py --db {args.db}` ({timing}).\n\n")
+        blocks["frontier-table"] = header + table
+        blocks["frontier-acceptance"] = acc_text
+        write_blocks(ROOT / args.doc if not Path(args.doc).is_absolute() else Path(args.doc), blocks)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the worker processes), seconds."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 if __name__ == "__main__":

@@ -155,6 +155,18 @@ def test_pricing_over_bets_matches_the_whole_lp(seed, game, n_games, sparse, wei
         assert warm.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(21, 45))
+def test_pricing_from_a_subsample_start_matches_the_whole_lp(seed, n_games):
+    """Above COLD_START_GAMES games the first bets come from a subsample's optimum; the result must not change."""
+    probs, values, _ = random_group(betgame.DEFAULT_GAME, n_games, seed)
+    full = optimal_group_strategy(probs, values, method="full")
+    priced = optimal_group_strategy(probs, values)
+    assert priced.verified
+    assert priced.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
+    assert priced.lp_optimum <= priced.mean_exploitability + 1e-12
+
+
 def test_pricing_on_database_sized_groups():
     """Groups of the paper's game as large as the rule sets' leaves use: both methods agree."""
     probs, values, strategies = random_group(betgame.DEFAULT_GAME, 60, 21)

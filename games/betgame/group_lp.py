@@ -19,17 +19,38 @@ single ``x`` (minimax theorem: the objective is bilinear on a product of polytop
                 0 <= q <= 1,  z free
 
 with ``c[i, check] = sum_g w_g 2 ante sum_{j > i} p_g[i, j]`` (player 2 always "calls" a check; ``w`` scaled
-to mean 1) and ``c[i, b] = 0`` for the bets, and ``e_{i,b}`` the unit strategy. It has only ``n * n_bets`` rows (310 for the paper's game) and ``G n (B - 1)``
-bounded columns, so the simplex basis stays 310 x 310 however many games the group holds. Player 1's optimal
-``x[i, b]`` is the dual value of row ``(i, b)``; ``z[i]`` is card ``i``'s share of the mean payoff.
+to mean 1) and ``c[i, b] = 0`` for the bets, and ``e_{i,b}`` the unit strategy. It has only ``n * n_bets`` rows
+(310 for the paper's game) and ``G n (B - 1)`` bounded columns, so the simplex basis stays 310 x 310 however many
+games the group holds. Player 1's optimal ``x[i, b]`` is the dual value of row ``(i, b)``; ``z[i]`` is card
+``i``'s share of the mean payoff.
 
-Speed (one core, paper's game): HiGHS's dual simplex needs about 1,500-2,500 iterations whatever the group size,
-each costing time linear in the ``~270 G`` nonzeros: about 1 s for 200 games, 10 s for 1,000, 90 s for 3,000.
-Delayed column generation (start with no call columns, add those with positive reduced cost ``w_g gain_g[j, b]
-(x)``) was tried and is slower: on 200 games about 41,000 of the 60,000 columns end up in the master (player 2
-calls in most information sets of the bets that are used) and the warm-started rounds need six times the
-iterations. Callers with large groups subsample them (see :mod:`rulelearn.ruleset`). Primal simplex (37 s on 200
-games) and interior point (6.7 s) are slower too.
+Solving it (``method="pricing"``, the default). Whatever the group, the optimum uses few of the 31 bets (check,
+the minimum bet and one or two sizes for value bets and bluffs), and every unused bet's block of rows ``(., b)``
+with its ``G n`` call columns only costs simplex time. So player 1 is first restricted to a few bets (those of
+``start``, or of the whole LP's optimum on ``COLD_START_GAMES`` of the games); this *master* LP has ``n`` rows
+and ``G n`` columns per allowed bet. Each other bet ``b`` is then *priced*: the largest ``t`` such that some
+calls ``q[., ., b]`` keep ``z[i] + t - sum w_g gain_g[j, b](e_{i,b}) q <= c[i, b]`` for every card ``i``
+(an ``n``-row LP). ``t >= 0`` proves that allowing bet ``b`` cannot help player 1; ``t < 0`` adds it to the master,
+which HiGHS re-solves from its last basis (rows and columns are appended). Most pricing LPs are never solved:
+player 2's best response to a card mixture that priced a neighbouring bet gives a lower bound on ``t``
+(``>= 0``: proved), that mixture's own value an upper bound (``< 0``: the bet is added), and calls that priced the
+bet in an earlier round are tried again; only a bet close to the chosen ones needs its LP, first with the calls
+far from indifference fixed. When every bet is priced out, ``z`` (lowered by the smallest pricing value) and
+the calls form a feasible point of the whole dual, so the master's optimum is the whole LP's optimum, and the
+returned lower bound :attr:`GroupStrategy.lp_optimum` includes that (tiny) correction. ``method="full"`` passes
+the whole LP to HiGHS (the reference the tests compare with).
+
+Columns whose sign of ``gain`` does not depend on ``x`` are fixed before either method runs: player 2 never calls
+with his lowest card (``gain <= 0``) and always calls with his highest (``gain >= 0``, moved into ``c``).
+
+Speed (one core, the paper's game, CPU time; the 20,000-game database): the whole LP needs 1,000-2,500 dual
+simplex iterations whatever the group size, each costing time linear in the ``~220 G`` free nonzeros, about
+0.6 s for 300 games; pricing needs 0.1-0.15 s for 300 games from a cold start, 0.09 s from the bets of a related
+group's optimum, and scales the same way (0.06 s for 100 games). ``docs/RULES.md`` shows the held-out effect of
+the group size. Earlier attempts, kept out: delayed column generation over the call columns (most of the
+``G n (B - 1)`` columns of the used bets enter the master, six times the iterations), primal simplex (37 s on 200
+games), interior point (6.7 s), HiGHS presolve (removes only the fixed columns above, and costs more than it
+saves on these LPs).
 
 The returned value is recomputed in closed form from the returned strategy (after clipping the duals to the
 simplex), and :attr:`GroupStrategy.lp_gap` reports how far that is from the LP optimum (below 1e-9 at the
@@ -79,8 +100,9 @@ class GroupStrategy:
     mean_exploitability : float
         Weighted mean of ``exploitability`` (chips): the LP's objective evaluated at ``strategy``.
     lp_optimum : float
-        The LP's optimal mean exploitability (chips), from its objective value (a lower bound on every
-        strategy's mean exploitability, up to solver tolerances).
+        The LP's optimal mean exploitability (chips), from the objective value of a feasible dual solution (a
+        lower bound on every strategy's mean exploitability, up to solver tolerances; with pricing, the master's
+        optimum lowered by the bets' smallest pricing value).
     status : str
         HiGHS's model status (``"Optimal"`` on success).
     iterations : int
@@ -476,6 +498,12 @@ def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_
         Non-negative weights of the games (default equal); the objective is the weighted mean.
     game : BetGame
         Game parameters (the paper's game by default).
+    start : array_like of float, shape ``(n, n_bets)``, optional
+        A guess of the optimum, e.g. a related group's (``"pricing"`` only): the master LP starts with the bets it
+        uses. It changes the work, not the optimal value.
+    method : {"pricing", "full"}, default "pricing"
+        ``"pricing"``: player 1 restricted to a few bets, the others priced and added when they help;
+        ``"full"``: the whole LP at once (see the module docstring). Both are exact.
 
     Returns
     -------
@@ -484,12 +512,15 @@ def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_
     Raises
     ------
     ValueError
-        On invalid deals, values or weights (wrong shape, NaN, negative, all-zero weights).
+        On invalid deals, values or weights (wrong shape, NaN, negative, all-zero weights), an invalid ``start``
+        (wrong shape, not a strategy) or an unknown ``method``.
 
     Notes
     -----
     The LP is the dual form described in the module docstring (``n * n_bets`` rows, ``G * n * (n_bets - 1)``
     bounded columns). For a group of one game its optimum is 0 (the game's equilibrium strategy is feasible).
+    Both methods certify the result: the closed-form mean exploitability of the returned strategy (an upper
+    bound on the optimum) is within :data:`GROUP_LP_TOLERANCE` of a lower bound from a feasible dual solution.
 
     Examples
     --------
@@ -556,6 +587,7 @@ def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: flo
             if not violated:
                 break
             master.add(violated)
+        chosen = np.sort(np.asarray(master.bets))  # a second pass with tighter tolerances starts from these
         if not res.ok:  # pragma: no cover
             continue
         x = _normalise(x, dead)
