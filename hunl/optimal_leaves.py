@@ -131,8 +131,105 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
     return br_value
 
 
+class _Shard:
+    """A group of training endgames with their leaves: regrets and exploitability for given leaf tables."""
+
+    def __init__(self, model, games):
+        self.games = list(games)
+        self.leaves = [endgame_leaves(model, g) for g in self.games]
+        self.keys = tuple(model.trees_)
+
+    def seen(self, shapes: dict) -> dict:
+        out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
+        for nodes in self.leaves:
+            for nl in nodes:
+                out[nl.key][nl.leaves] = True
+        return out
+
+    def regrets(self, tables: dict) -> dict:
+        regret = {k: np.zeros_like(v) for k, v in tables.items()}
+        for g, nodes in zip(self.games, self.leaves):
+            probs = _probs(g, nodes, tables)
+            for p in (0, 1):
+                _regrets(g, nodes, tables, probs, p, regret)
+        return regret
+
+    def exploitability_sum(self, tables: dict) -> float:
+        """Sum over the endgames of NashConv / 2 in % of the pot."""
+        total = 0.0
+        for g, nodes in zip(self.games, self.leaves):
+            probs = np.ascontiguousarray(_probs(g, nodes, tables))
+            ev = _evaluator(g)
+            ev.forward(probs)
+            # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
+            gains = sum(float(ev.backward(p, K.MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
+            total += 100.0 * 0.5 * gains / g.pot
+        return total
+
+
+def _serve(conn, model, games) -> None:  # pragma: no cover - runs in a worker process
+    from rulelearn.executors import _limit_numba_threads
+
+    _limit_numba_threads()
+    shard = _Shard(model, games)
+    conn.send("ready")
+    while True:
+        msg = conn.recv()
+        if msg[0] == "stop":
+            break
+        if msg[0] == "seen":
+            conn.send(shard.seen(msg[1]))
+        elif msg[0] == "regrets":
+            conn.send(shard.regrets(msg[1]))
+        else:
+            conn.send(shard.exploitability_sum(msg[1]))
+    conn.close()
+
+
+class _Workers:
+    """Shards of the endgames in this process (``workers=1``) or in persistent ``spawn`` processes."""
+
+    def __init__(self, model, games, workers: int):
+        self.procs, self.conns, self.local = [], [], None
+        if workers <= 1 or len(games) < 2:
+            self.local = _Shard(model, games)
+            return
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        parts = np.array_split(np.arange(len(games)), workers)
+        for part in parts:
+            a, b = ctx.Pipe()
+            proc = ctx.Process(target=_serve, args=(b, model, [games[i] for i in part]), daemon=True)
+            proc.start()
+            self.procs.append(proc)
+            self.conns.append(a)
+        for c in self.conns:
+            if c.recv() != "ready":  # pragma: no cover
+                raise RuntimeError("a leaf-optimisation worker failed to start")
+
+    def ask(self, what: str, arg):
+        if self.local is not None:
+            return [getattr(self.local, {"seen": "seen", "regrets": "regrets",
+                                         "exploit": "exploitability_sum"}[what])(arg)]
+        for c in self.conns:
+            c.send((what, arg))
+        return [c.recv() for c in self.conns]
+
+    def close(self) -> None:
+        for c in self.conns:
+            try:
+                c.send(("stop",))
+            except OSError:  # pragma: no cover
+                pass
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():  # pragma: no cover
+                proc.terminate()
+
+
 def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
-                    progress: bool = False) -> LeafCFRResult:
+                    workers: int = 1, progress: bool = False) -> LeafCFRResult:
     """Leaf strategies minimising the mean exploitability of ``model`` over ``games`` (CFR-BR over the leaves).
 
     Parameters
@@ -148,6 +245,9 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     delay : int, optional
         Iterations left out of the average (the first iterates of regret matching jump far from the start);
         iteration ``t > delay`` has weight ``t - delay``. Default ``iterations // 5``.
+    workers : int, default 1
+        Processes sharing the endgames (each keeps its share between iterations; the leaf tables and regrets,
+        a few KiB, travel each iteration). The result does not depend on it.
     progress : bool, default False
         Show a progress bar.
 
@@ -158,57 +258,60 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     Raises
     ------
     ValueError
-        If ``iterations < 1`` or the model's ranges are not ``"start"``.
+        If ``iterations < 1``, ``delay`` is outside ``[0, iterations)``, ``workers < 1`` or the model's ranges
+        are not ``"start"``.
     """
     from tqdm.auto import tqdm
 
     if int(iterations) != iterations or iterations < 1:
         raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+    if int(workers) != workers or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
     games = list(games)
+    if not games:
+        raise ValueError("games must hold at least one endgame")
     delay = int(iterations) // 5 if delay is None else int(delay)
     if not 0 <= delay < iterations:
         raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
-    leaves = [endgame_leaves(model, g) for g in games]
+    if getattr(model, "ranges", "start") != "start":
+        raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
     start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.trees_}
     current = {k: v.copy() for k, v in start.items()}
     regret = {k: np.zeros_like(v) for k, v in start.items()}
     avg = {k: np.zeros_like(v) for k, v in start.items()}
-    seen = {k: np.zeros(v.shape[0], dtype=bool) for k, v in start.items()}
-    for nodes in leaves:
-        for nl in nodes:
-            seen[nl.key][nl.leaves] = True
-    def averaged():
-        out = {}
-        for k in avg:
-            z = avg[k].sum(axis=1, keepdims=True)
-            out[k] = np.where(seen[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), start[k])
-        return out
+    pool = _Workers(model, games, int(workers))
+    try:
+        seen = {k: np.zeros(v.shape[0], dtype=bool) for k, v in start.items()}
+        for part in pool.ask("seen", {k: v.shape[0] for k, v in start.items()}):
+            for k in seen:
+                seen[k] |= part[k]
 
-    def mean_exploitability(tables) -> float:
-        total = 0.0
-        for g, nodes in zip(games, leaves):
-            probs = np.ascontiguousarray(_probs(g, nodes, tables))
-            ev = _evaluator(g)
-            ev.forward(probs)
-            # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-            gains = sum(float(ev.backward(p, K.MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
-            total += 100.0 * 0.5 * gains / g.pot
-        return total / len(games)
+        def averaged():
+            out = {}
+            for k in avg:
+                z = avg[k].sum(axis=1, keepdims=True)
+                out[k] = np.where(seen[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), start[k])
+            return out
 
-    log_it, log_ex = [0], [mean_exploitability(start)]
-    for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
-        for g, nodes in zip(games, leaves):
-            probs = _probs(g, nodes, current)
-            for p in (0, 1):
-                _regrets(g, nodes, current, probs, p, regret)
-        for k in current:
-            r = np.maximum(regret[k], 0.0)  # regret matching+
-            regret[k] = r
-            pos = r.sum(axis=1, keepdims=True)
-            upd = np.where(pos > 0, r / np.where(pos > 0, pos, 1.0), current[k])
-            current[k] = np.where(seen[k][:, None], upd, start[k])
-            avg[k] += max(it - delay, 0) * current[k]
-        if (it % log_every == 0 or it == iterations) and it > delay:
-            log_it.append(it)
-            log_ex.append(mean_exploitability(averaged()))
-    return LeafCFRResult(averaged(), int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))
+        def mean_exploitability(tables) -> float:
+            return float(sum(pool.ask("exploit", tables))) / len(games)
+
+        log_it, log_ex = [0], [mean_exploitability(start)]
+        for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
+            for part in pool.ask("regrets", current):
+                for k in regret:
+                    regret[k] += part[k]
+            for k in current:
+                r = np.maximum(regret[k], 0.0)  # regret matching+
+                regret[k] = r
+                pos = r.sum(axis=1, keepdims=True)
+                upd = np.where(pos > 0, r / np.where(pos > 0, pos, 1.0), current[k])
+                current[k] = np.where(seen[k][:, None], upd, start[k])
+                avg[k] += max(it - delay, 0) * current[k]
+            if (it % log_every == 0 or it == iterations) and it > delay:
+                log_it.append(it)
+                log_ex.append(mean_exploitability(averaged()))
+        tables = averaged()
+    finally:
+        pool.close()
+    return LeafCFRResult(tables, int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))

@@ -63,6 +63,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--rule-endgames", type=int, default=100, help="held-out endgames for rule costs")
     p.add_argument("--samples", type=int, default=300_000, help="decisions drawn per tree (default 300000)")
     p.add_argument("--min-samples-leaf", type=int, default=200)
+    p.add_argument("--ranges", choices=["start", "node"], default="start",
+                   help="range features against the endgame's starting ranges (default) or the ranges at the node")
     p.add_argument("--criterion", choices=["squared_error", "emd"], default="squared_error",
                    help="tree split criterion on cumulative class distributions (default squared_error: CART, "
                         "mean leaf strategies; emd: exact EMD splits, median leaf strategies)")
@@ -152,25 +154,27 @@ def frontier_figure(path: Path, results: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fr = results["frontier"]
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    x = [r["n_rules"] for r in fr]
-    y = [r["exploitability_pct_pot"] for r in fr]
-    err = [r["sem"] for r in fr]
-    ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label="distilled trees (depth " +
-                ", ".join(str(r["depth"]) for r in fr) + ")")
-    for r in fr:
-        ax.annotate(f"d{r['depth']}", (r["n_rules"], r["exploitability_pct_pot"]), textcoords="offset points",
-                    xytext=(4, 4), fontsize=8)
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for fr, label, marker in ((results["frontier"], "trees, mean leaf strategies", "o"),
+                              (results.get("optimal_frontier", []), "trees, exploitability-optimal leaves", "s")):
+        if not fr:
+            continue
+        x = [r["n_rules"] for r in fr]
+        y = [r["exploitability_pct_pot"] for r in fr]
+        err = [r["sem"] for r in fr]
+        ax.errorbar(x, y, yerr=err, marker=marker, capsize=3, label=label)
+        for r in fr:
+            ax.annotate(f"d{r['depth']}", (r["n_rules"], r["exploitability_pct_pot"]), textcoords="offset points",
+                        xytext=(4, 4), fontsize=8)
     colors = ["tab:red", "tab:orange", "tab:green"]
     for (name, b), c in zip(results["baselines"].items(), colors):
         ax.axhline(b["exploitability_pct_pot"], ls="--", color=c, label=f"{name}")
     ax.axhline(results["dcfr_pct_pot"], ls=":", color="k", label="DCFR solution")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("number of rules (leaves over all trees)")
+    ax.set_xlabel("number of rules (leaves over all trees; d = tree depth)")
     ax.set_ylabel("mean held-out exploitability (% of pot)")
-    ax.set_title(f"HUNL river endgames: {results['n_test']} held-out of {results['n_endgames']}")
+    ax.set_title(f"HUNL river endgames: {results['n_test']} held-out of {results['n_endgames']} (error bars: s.e.m.)")
     ax.legend(fontsize=8, loc="center right")
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
@@ -207,12 +211,12 @@ def main(argv=None) -> int:
 
     with make_executor(args.workers, None) as ex:
         with _bar(train_ids.size, "endgame", "decision rows") as bar:
-            rows = st.run("decision rows", collect_rows, family, train, ex, progress=bar)
+            rows = st.run("decision rows", collect_rows, family, train, ex, progress=bar, ranges=args.ranges)
         print(f"   {rows.weight.size:,} decisions", flush=True)
         def fit_all():
             make = lambda d: DistilledPolicy(max_depth=d, criterion=args.criterion,  # noqa: E731
                                              min_samples_leaf=args.min_samples_leaf, n_samples=args.samples,
-                                             random_state=args.seed)
+                                             ranges=args.ranges, random_state=args.seed)
             if args.criterion == "emd":  # one deep fit, cut at every depth
                 deep = make(max(args.depths)).fit(rows)
                 return {d: deep.at_depth(d) for d in sorted(set(args.depths) | {args.rule_depth})}
@@ -234,7 +238,8 @@ def main(argv=None) -> int:
                       f"{res.log_exploitability_pct_pot[-1]:.2f}% of the pot", flush=True)
             return out, logs
 
-        optimal, leaf_logs = st.run("optimal leaves", leaves_all) if args.optimal_depths else ({}, {})
+        optimal, leaf_logs = st.run("optimal leaves", leaves_all) \
+            if args.optimal_depths and args.ranges == "start" else ({}, {})
         choosers = {f"depth {d}": models[d] for d in args.depths}
         choosers.update({f"depth {d}, optimal leaves": m for d, m in optimal.items()})
         choosers.update(BASELINES)
@@ -269,7 +274,8 @@ def main(argv=None) -> int:
     # fundamental rules on held-out endgames
     def rules_stage():
         k = min(args.rule_endgames, test_ids.size)
-        solved = [SolvedEndgame.from_policy(family.game(test, i), family.policy_array(test, i)) for i in range(k)]
+        solved = [SolvedEndgame.from_policy(family.game(test, i), family.policy_array(test, i), ranges=args.ranges)
+                  for i in range(k)]
         shallow = optimal.get(args.rule_depth, models[args.rule_depth])
         out = {"fundamental": [], "tree": {}}
         for rule in (RULE_80_20, RULE_ALL_IN):
@@ -295,7 +301,7 @@ def main(argv=None) -> int:
         if args.libratus else []
 
     results = {
-        "n_endgames": n, "n_train": int(train_ids.size), "n_test": int(test_ids.size),
+        "n_endgames": n, "n_train": int(train_ids.size), "n_test": int(test_ids.size), "ranges": args.ranges,
         "decisions": int(rows.weight.size), "seed": args.seed, "depth": args.depth,
         "family": family.config(), "generation": {"solved": report.n_solved, "unverified": report.n_unverified, "seconds": report.seconds},
         "dcfr_pct_pot": float(scores.reference_pct_pot.mean()),

@@ -30,7 +30,8 @@ def _pct(x) -> str:
 def values_and_blocks(res: dict) -> tuple[dict, dict]:
     """The doc's marked values and tables from a run's ``results.json``."""
     d = res["depth"]
-    head = next(r for r in res["frontier"] if r["depth"] == d)
+    head = res["head"]
+    mean_head = next(r for r in res["frontier"] if r["depth"] == d)
     best = res["baselines"][res["best_baseline"]]
     v = {
         "n_endgames": f"{res['n_endgames']:,}", "n_train": f"{res['n_train']:,}", "n_test": f"{res['n_test']:,}",
@@ -39,18 +40,21 @@ def values_and_blocks(res: dict) -> tuple[dict, dict]:
         "depth": str(d), "head_pct": f"{head['exploitability_pct_pot']:.2f}", "head_sd": f"{head['sd']:.2f}",
         "head_sem": f"{head['sem']:.2f}", "head_mbb": f"{head['exploitability_mbb']:,.0f}",
         "head_rules": str(head["n_rules"]), "head_ev": f"{head['ev_pct_pot']:.2f}",
+        "head_leaves": head["leaves"], "mean_head_pct": f"{mean_head['exploitability_pct_pot']:.2f}",
+        "mean_head_sd": f"{mean_head['sd']:.2f}",
         "best_baseline": res["best_baseline"], "best_pct": f"{best['exploitability_pct_pot']:.2f}",
         "ratio": f"{res['ratio_to_best_baseline']:.3f}",
         "total_min": f"{sum(res['stages'].values()) / 60:.1f}",
     }
     b = {}
-    rows = [(r["depth"], r["n_rules"], f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}",
-             f"{r['median_pct_pot']:.2f}", f"{r['exploitability_mbb']:,.0f}", f"{r['ev_pct_pot']:.2f}",
-             f"{r['ev_mbb']:,.0f}") for r in res["frontier"]]
+    rows = [(f"depth {r['depth']}, {r['leaves']} leaves", r["n_rules"],
+             f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}", f"{r['median_pct_pot']:.2f}",
+             f"{r['exploitability_mbb']:,.0f}", f"{r['ev_pct_pot']:.2f}", f"{r['ev_mbb']:,.0f}")
+            for r in res["frontier"] + res.get("optimal_frontier", [])]
     rows += [(name, "-", f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}", f"{s['median_pct_pot']:.2f}",
               f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}", f"{s['ev_mbb']:,.0f}")
              for name, s in res["baselines"].items()]
-    b["frontier"] = _table(["policy (tree depth)", "rules", "exploitability, % pot (mean ± sd)", "median, % pot",
+    b["frontier"] = _table(["policy", "rules", "exploitability, % pot (mean ± sd)", "median, % pot",
                             "mbb/g", "EV vs DCFR, % pot", "EV vs DCFR, mbb/g"], rows)
     lines = []
     for key, rules in res["rules_text"].items():

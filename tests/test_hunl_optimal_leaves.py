@@ -71,3 +71,14 @@ def test_optimise_leaves_errors(setup):
     node_model.trees_, node_model.feature_names_ = model.trees_, model.feature_names_
     with pytest.raises(ValueError, match="ranges='start'"):
         endgame_leaves(node_model, games[0])
+
+
+def test_worker_processes_give_the_same_leaves(setup):
+    games, _, model = setup
+    one = optimise_leaves(model, games, iterations=12, log_every=6, workers=1)
+    two = optimise_leaves(model, games, iterations=12, log_every=6, workers=2)
+    for k in one.tables:
+        assert np.allclose(one.tables[k], two.tables[k], atol=1e-9)
+    assert np.allclose(one.log_exploitability_pct_pot, two.log_exploitability_pct_pot)
+    with pytest.raises(ValueError, match="workers"):
+        optimise_leaves(model, games, iterations=2, workers=0)
