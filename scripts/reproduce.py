@@ -102,13 +102,18 @@ def _subset(columns: dict, n: int) -> dict:
     return {k: v[keep] for k, v in columns.items()}
 
 
-def _external_scripts(db: Path) -> list[tuple[str, list[str]]]:
-    """The scripts of the fundamental-rules work, when they exist (so one command runs everything)."""
+def _external_scripts(db: Path, workers: int | None = None) -> list[tuple[str, list[str]]]:
+    """The scripts of the fundamental-rules work, when they exist (so one command runs everything).
+
+    ``workers`` (``--workers``) caps the frontier's worker processes too (default: all cores)."""
     out = []
     for name in ("fundamental_rules.py", "rule_frontier.py"):
         path = ROOT / "scripts" / name
         if path.exists():
-            out.append((name, [sys.executable, str(path), "--db", str(db)]))
+            cmd = [sys.executable, str(path), "--db", str(db)]
+            if name == "rule_frontier.py" and workers:
+                cmd += ["--jobs", str(workers)]
+            out.append((name, cmd))
     return out
 
 
@@ -296,7 +301,7 @@ def main(argv=None) -> int:
     # --- the fundamental-rules scripts (their own outputs and docs) ----------------------------------------
     external = {}
     if not args.no_external:
-        for name, cmd in _external_scripts(Path(args.db)):
+        for name, cmd in _external_scripts(Path(args.db), args.workers):
             proc = st.run(f"rules: {name}", subprocess.run, cmd, capture_output=True, text=True)
             external[name] = proc.returncode
             (out / f"{Path(name).stem}.log").write_text(proc.stdout + proc.stderr)

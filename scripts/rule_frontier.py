@@ -194,12 +194,12 @@ def lp_games_block(study: pd.DataFrame, args, seed: int) -> str:
         for m in sizes:
             r = g[g["LP games"] == m]
             cells.append("" if r.empty else f"{r['held-out exploitability'].iloc[0]:.5f} "
-                         f"(+{r['held-out exploitability'].iloc[0] - best:.5f})")
+                         f"({r['held-out exploitability'].iloc[0] - best:+.5f})")
         lines.append(f"| {name} | {g['train games'].iloc[0]} / {g['test games'].iloc[0]} | " + " | ".join(cells) + " |")
     cpu = study.groupby("LP games")["LP CPU time (s)"].mean()
     lines.append("| CPU time of one LP (s) | | " + " | ".join(f"{cpu[m]:.2f}" for m in sizes) + " |")
-    return (f"Split seed {seed}, mean over {args.lp_repeats} random subsamples per cell (chips; in brackets: above the "
-            f"largest LP's); `python scripts/rule_frontier.py --db {args.db} --lp-games-study`.\n\n"
+    return (f"Split seed {seed}, mean over {args.lp_repeats} random subsamples per cell (chips; in brackets: the "
+            f"difference to the largest LP's); `python scripts/rule_frontier.py --db {args.db} --lp-games-study`.\n\n"
             + "\n".join(lines) + "\n")
 
 
