@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 from games.core.policy import Policy
 from games.core.tree import DECISION
 from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
-from hunl.decisions import (RANGE_MODES, RIVER_FEATURES, DecisionContext, DecisionRows, _feature_reach,
+from hunl.decisions import (RANGE_MODES, RIVER_FEATURES, TURN_FEATURES, DecisionContext, DecisionRows, _feature_reach,
                             feature_names, node_features, reach_probabilities)
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "concat_rows",
@@ -40,6 +40,17 @@ def concat_rows(rows) -> DecisionRows:
     if not rows:
         raise ValueError("rows must hold at least one DecisionRows")
     return DecisionRows(*(np.concatenate([getattr(r, f) for r in rows]) for f in DecisionRows.__dataclass_fields__))
+
+
+#: Features that only mean something when facing a bet (left out of the trees of the other decisions, where they
+#: are 0 or copies of ``equity`` and ``percentile``).
+FACING_ONLY = ("facing_bet", "equity_margin", "defend_margin")
+
+
+def tree_features(street: int, facing: bool) -> tuple[str, ...]:
+    """The features a tree of this decision type splits on."""
+    names = feature_names(street)
+    return names if facing else tuple(f for f in names if f not in FACING_ONLY)
 
 
 def _key_name(key) -> str:
@@ -80,7 +91,7 @@ class DistilledPolicy(BaseEstimator):
     trees_ : dict
         ``{(street, facing, player): StrategyTree}`` for the decision types seen in training.
     feature_names_ : dict
-        ``{(street, facing, player): tuple of str}``.
+        ``{(street, facing, player): tuple of str}``: the features each tree splits on (:func:`tree_features`).
     """
 
     def __init__(self, max_depth: int = 6, criterion: str = "squared_error", min_samples_leaf: int = 200,
@@ -126,10 +137,11 @@ class DistilledPolicy(BaseEstimator):
             sel = np.flatnonzero((rows.street == street) & (rows.facing == facing) & (player == pl) & (w > 0))
             if sel.size == 0:
                 continue
-            names = feature_names(street)
+            names = tree_features(street, facing)
+            cols = [TURN_FEATURES.index(f) for f in names]
             p = w[sel] / w[sel].sum()
             take = sel[rng.choice(sel.size, size=int(self.n_samples), p=p)]
-            X = np.nan_to_num(rows.X[take, :len(names)].astype(np.float64), nan=0.0)
+            X = np.nan_to_num(rows.X[take][:, cols].astype(np.float64), nan=0.0)
             Y = rows.Y[take].astype(np.float64)
             Y /= Y.sum(axis=1, keepdims=True)
             tree = StrategyTree(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
@@ -154,6 +166,10 @@ class DistilledPolicy(BaseEstimator):
         if other in self.trees_:
             return other
         raise ValueError(f"no tree for decisions '{_key_name(key)}' (not in the training rows)")
+
+    def columns(self, key) -> list[int]:
+        """Columns of :data:`hunl.decisions.TURN_FEATURES` the tree ``key`` splits on."""
+        return [TURN_FEATURES.index(f) for f in self.feature_names_[key]]
 
     def leaf_table(self, key) -> np.ndarray:
         """``(n_tree_nodes, 4)`` class distribution played at every node of a tree: the optimised leaf strategies
@@ -182,8 +198,8 @@ class DistilledPolicy(BaseEstimator):
             rows = X[:, _POSITION] == pl
             if rows.any():
                 key = self.tree_key(street, facing, pl)
-                tree, names = self.trees_[key], self.feature_names_[key]
-                x = X[rows, :len(names)]
+                tree = self.trees_[key]
+                x = X[rows][:, self.columns(key)]
                 if key in tables:
                     out[rows] = tables[key][tree.tree_.apply(x)]
                 else:

@@ -60,8 +60,7 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
         p = int(ctx.player[k])
         key = model.tree_key(int(ctx.street[k]), bool(ctx.facing[k]), p)
         tree = model.trees_[key]
-        names = model.feature_names_[key]
-        x = np.nan_to_num(feats[k][:, :len(names)].astype(np.float64), nan=0.0)
+        x = np.nan_to_num(feats[k][:, model.columns(key)].astype(np.float64), nan=0.0)
         out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), _routing(ctx.node_classes(int(n))), key,
                                tree.tree_.apply(x).astype(np.int64)))
     return out
@@ -123,11 +122,14 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
         if nl.player != p:
             continue
         h = nl.leaves.size
-        va = cfv[nl.kids.start:nl.kids.stop, :h].T.astype(np.float64)  # (H, n_actions)
-        vc = va @ nl.route.T  # (H, 4): value of each class
-        s = tables[nl.key][nl.leaves]  # (H, 4)
-        vs = (s * vc).sum(axis=1, keepdims=True)
-        np.add.at(regret[nl.key], nl.leaves, (vc - vs) * scale)
+        tab = tables[nl.key]
+        n_leaves = tab.shape[0]
+        # the leaf's strategy is the same for all its hands, so the regret of class c summed over the leaf's
+        # hands is V[c] - s.V with V the summed class values: one bincount per action
+        va = cfv[nl.kids.start:nl.kids.stop, :h]  # (n_actions, H)
+        summed = np.stack([np.bincount(nl.leaves, weights=row, minlength=n_leaves) for row in va], axis=1)
+        V = summed @ nl.route.T  # (L, 4): summed value of each class per leaf
+        regret[nl.key] += (V - (tab * V).sum(axis=1, keepdims=True)) * scale
     return br_value
 
 

@@ -58,7 +58,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="depths whose leaf strategies are also optimised for exploitability (CFR-BR; default 2 4 6)")
     p.add_argument("--leaf-endgames", type=int, default=200,
                    help="training endgames the leaf optimisation runs on (default 200)")
-    p.add_argument("--leaf-iterations", type=int, default=100, help="CFR-BR iterations (default 100)")
+    p.add_argument("--leaf-iterations", type=int, default=200, help="CFR-BR iterations (default 200)")
     p.add_argument("--rule-depth", type=int, default=3, help="depth of the tree whose rules are printed")
     p.add_argument("--rule-endgames", type=int, default=100, help="held-out endgames for rule costs")
     p.add_argument("--samples", type=int, default=300_000, help="decisions drawn per tree (default 300000)")
@@ -230,7 +230,8 @@ def main(argv=None) -> int:
             out, logs = {}, {}
             for d in args.optimal_depths:
                 res = optimise_leaves(models[d], games, iterations=args.leaf_iterations,
-                                      log_every=max(1, args.leaf_iterations // 10), progress=True)
+                                      log_every=max(1, args.leaf_iterations // 10),
+                                      workers=args.workers or os.cpu_count() or 1, progress=True)
                 out[d] = models[d].with_leaf_tables(res.tables)
                 logs[d] = {"iterations": res.log_iterations.tolist(),
                            "exploitability_pct_pot": res.log_exploitability_pct_pot.tolist(), "endgames": k}
