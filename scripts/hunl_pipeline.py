@@ -322,7 +322,7 @@ def main(argv=None) -> int:
 
         path = Path(args.doc)
         path.write_text(render_doc(path.read_text(), results, args))
-        Path("docs/hunl_results.json").write_text(json.dumps(results, indent=1))
+        (path.parent / "hunl_results.json").write_text(json.dumps(results, indent=1))
     total = sum(st.times.values())
     print(f"done in {total:.0f} s: " + ", ".join(f"{k} {v:.0f} s" for k, v in st.times.items()))
     return 0
