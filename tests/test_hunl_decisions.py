@@ -1,0 +1,115 @@
+"""Decision features against a brute-force computation from their definitions (7-card evaluation, loops)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hunl.cards import COMBO_CARDS
+from hunl.decisions import RIVER_FEATURES, STRONG_EQUITY, DecisionContext, node_features, reach_probabilities
+from hunl.distill import CheckCall, UniformRandom, play
+from hunl.evaluator import evaluate7
+from hunl.game import HoldemEndgame
+from hunl.tree import BetSizes
+
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+
+
+def _score(board, a, b):
+    sa = evaluate7(list(board) + list(COMBO_CARDS[a]))
+    sb = evaluate7(list(board) + list(COMBO_CARDS[b]))
+    return 1.0 if sa > sb else 0.5 if sa == sb else 0.0
+
+
+def _disjoint(*combos):
+    cards = [c for k in combos for c in COMBO_CARDS[k]]
+    return len(set(cards)) == len(cards)
+
+
+def _equity(board, combo, weights):
+    """Brute force: sum_o w(o) score / sum_o w(o) over opponent combos sharing no card with ``combo``."""
+    num = den = 0.0
+    for o in np.flatnonzero(weights > 0):
+        if not _disjoint(combo, o):
+            continue
+        num += weights[o] * _score(board, combo, o)
+        den += weights[o]
+    return num / den if den > 0 else np.nan
+
+
+@pytest.fixture(scope="module")
+def game():
+    return HoldemEndgame("Ks7d2c9hTs", ["KK,99,AQs,QJs,A7o", "AA,77,KQs,T8s,JTo"], pot=600, stack=1800,
+                         bet_sizes=SIZES, raise_cap=1)
+
+
+@pytest.mark.parametrize("chooser", [CheckCall(), UniformRandom()])
+def test_features_equal_a_brute_force_computation(game, chooser):
+    g = game
+    probs = play(g, chooser).probs
+    ctx = DecisionContext(g)
+    reach = reach_probabilities(g, probs)
+    feats = node_features(g, ctx, np.arange(ctx.nodes.size), reach)
+    board = g.board
+    uniform_w = np.array([1.0 if _disjoint(k) and not set(COMBO_CARDS[k]) & set(board) else 0.0
+                          for k in range(1326)])
+    uni = {}
+    rng = np.random.default_rng(0)
+    checked = 0
+    for k in rng.permutation(ctx.nodes.size):
+        n = ctx.nodes[k]
+        p = int(ctx.player[k])
+        o = 1 - p
+        opp_w = np.zeros(1326)
+        opp_w[g.combos[o]] = g.weights[o, g.combos[o]] * reach[o, n, :g.num_hands[o]]
+        own_w = np.zeros(1326)
+        own_w[g.combos[p]] = g.weights[p, g.combos[p]] * reach[p, n, :g.num_hands[p]]
+        if opp_w.sum() == 0 or own_w.sum() == 0:  # a node the policy never reaches: features are NaN
+            assert np.all(np.isnan(feats[k][:, 0])) or np.all(np.isnan(feats[k][:, 2]))
+            continue
+        if checked == 4:
+            break
+        checked += 1
+        for c in list(g.combos[o]) + list(g.combos[p]):
+            if c not in uni:
+                uni[c] = _equity(board, c, uniform_w)
+        strong_opp = sum(opp_w[c] for c in g.combos[o] if uni[c] >= STRONG_EQUITY) / opp_w.sum()
+        strong_own = sum(own_w[c] for c in g.combos[p] if uni[c] >= STRONG_EQUITY) / own_w.sum()
+        eqs = {c: _equity(board, c, opp_w) for c in g.combos[p]}
+        range_eq = sum(own_w[c] * eqs[c] for c in g.combos[p]) / sum(own_w[c] for c in g.combos[p])
+        b = ctx.public[k, 0]
+        for h in rng.choice(g.num_hands[p], size=5, replace=False):
+            c = g.combos[p][h]
+            row = dict(zip(RIVER_FEATURES, feats[k][h]))
+            assert row["equity"] == pytest.approx(eqs[c], abs=1e-9)
+            assert row["equity_uniform"] == pytest.approx(uni[c], abs=1e-9)
+            assert row["percentile"] == pytest.approx(_equity(board, c, own_w), abs=1e-9)
+            assert row["opp_strong"] == pytest.approx(strong_opp, abs=1e-9)
+            assert row["own_strong"] == pytest.approx(strong_own, abs=1e-9)
+            assert row["range_equity"] == pytest.approx(range_eq, abs=1e-9)
+            assert row["equity_margin"] == pytest.approx(eqs[c] - b / (1 + 2 * b), abs=1e-9)
+            assert row["in_position"] == p
+    assert checked >= 2  # always check/call reaches only the root and the check
+
+
+def test_public_features_from_the_betting(game):
+    """facing_bet, spr and opponent bets along every path, recomputed from the action labels."""
+    g = game
+    t = g.tree
+    ctx = DecisionContext(g)
+    cap = g.pot / 2 + g.config.stack
+    for k, n in enumerate(ctx.nodes):
+        p = int(ctx.player[k])
+        c = g.betting.contributions[n]
+        to_call = c[1 - p] - c[p]
+        pot = c.sum()
+        facing_bet, spr, opp_bets, opp_prev, pos = ctx.public[k]
+        assert facing_bet == pytest.approx(to_call / (pot - to_call) if to_call > 0 else 0.0)
+        assert spr == pytest.approx((cap - max(c)) / (pot + to_call))
+        path, m = [], n
+        while m > 0:
+            par = t.parent[m]
+            path.append((int(t.player[par]), t.action[m]))
+            m = par
+        aggressive = sum(1 for who, a in path if who == 1 - p and a.split(" ")[0] in ("bet", "raise", "all-in"))
+        assert opp_bets == aggressive and opp_prev == 0 and pos == p
