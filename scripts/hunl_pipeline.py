@@ -166,7 +166,7 @@ def frontier_figure(path: Path, results: dict) -> None:
         for r in fr:
             ax.annotate(f"d{r['depth']}", (r["n_rules"], r["exploitability_pct_pot"]), textcoords="offset points",
                         xytext=(4, 4), fontsize=8)
-    colors = ["tab:red", "tab:orange", "tab:green"]
+    colors = ["tab:red", "tab:purple", "tab:brown"]
     for (name, b), c in zip(results["baselines"].items(), colors):
         ax.axhline(b["exploitability_pct_pot"], ls="--", color=c, label=f"{name}")
     ax.axhline(results["dcfr_pct_pot"], ls=":", color="k", label="DCFR solution")
@@ -175,7 +175,7 @@ def frontier_figure(path: Path, results: dict) -> None:
     ax.set_xlabel("number of rules (leaves over all trees; d = tree depth)")
     ax.set_ylabel("mean held-out exploitability (% of pot)")
     ax.set_title(f"HUNL river endgames: {results['n_test']} held-out of {results['n_endgames']} (error bars: s.e.m.)")
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.01, 0.1))
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
