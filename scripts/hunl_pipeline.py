@@ -4,8 +4,9 @@
 One command (issue 6)::
 
     python scripts/hunl_pipeline.py                                 # 300 river endgames, a few minutes
-    python scripts/hunl_pipeline.py --endgames 2000 --libratus      # the run docs/HUNL.md shows
-    python scripts/hunl_pipeline.py --endgames 1000000 --scheduler tcp://scheduler:8786 --no-doc   # a cluster
+    python scripts/hunl_pipeline.py --endgames 2500 --libratus --leaf-endgames 400 --leaf-iterations 600 \
+        --doc docs/HUNL.md                                          # the run docs/HUNL.md shows
+    python scripts/hunl_pipeline.py --endgames 1000000 --scheduler tcp://scheduler:8786   # a cluster
 
 Stages (each prints its wall time; the database stage resumes after a kill):
 
@@ -22,8 +23,9 @@ Stages (each prints its wall time; the database stage resumes after a kill):
 6. measure the 80-20 and all-in rules and the rules of a shallow tree (:mod:`hunl.fundamental`);
 7. with ``--libratus``: solve the four Libratus endgames with DCFR and score the distilled policy in them.
 
-Outputs: ``<out>/results.json``, ``<figures>/hunl_frontier.png`` and, unless ``--no-doc``, the marked numbers and
-tables of ``docs/HUNL.md`` (``<!--v:key-->`` / ``<!--block:key-->`` markers, as ``scripts/reproduce.py``).
+Outputs: ``<out>/results.json`` and ``<out>/hunl_frontier.png``; with ``--doc docs/HUNL.md`` also the marked numbers
+and tables of that doc (``<!--v:key-->`` / ``<!--block:key-->`` markers, as ``scripts/reproduce.py``), its figure
+``<figures>/hunl_frontier.png`` and ``docs/hunl_results.json``.
 """
 
 from __future__ import annotations
@@ -72,9 +74,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--scheduler", default=None, help="Dask scheduler address for the solves")
     p.add_argument("--libratus", action="store_true", help="also score the policy in the four Libratus endgames")
     p.add_argument("--out", default="data/hunl", help="results directory (default data/hunl)")
-    p.add_argument("--figures", default="docs/figures", help="figure directory (default docs/figures)")
-    p.add_argument("--doc", default="docs/HUNL.md", help="doc whose marked numbers are rewritten")
-    p.add_argument("--no-doc", action="store_true", help="leave the doc alone")
+    p.add_argument("--doc", default=None,
+                   help="rewrite the marked numbers of this doc (docs/HUNL.md for the documented run) and put the "
+                        "frontier figure and the results JSON beside it; by default only <out> is written")
+    p.add_argument("--figures", default="docs/figures", help="figure directory used with --doc (default docs/figures)")
+    p.add_argument("--no-doc", action="store_true", help="do not rewrite a doc even if --doc is given")
     a = p.parse_args(argv)
     if a.endgames < 10:
         p.error("--endgames must be at least 10")
@@ -312,12 +316,15 @@ def main(argv=None) -> int:
         "baselines": baselines, "best_baseline": best, "ratio_to_best_baseline": ratio,
         "rules_text": head_model.rules(min_coverage=0.02), "rule_depth": args.rule_depth,
         "rules": rules, "libratus": lib, "stages": st.times,
+        "command": "python scripts/hunl_pipeline.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=1))
-    frontier_figure(Path(args.figures) / "hunl_frontier.png", results)
-    if not args.no_doc:
+    frontier_figure(out / "hunl_frontier.png", results)
+    print(f"   wrote {out / 'results.json'} and {out / 'hunl_frontier.png'}")
+    if args.doc and not args.no_doc:
+        frontier_figure(Path(args.figures) / "hunl_frontier.png", results)
         from hunl_report import render_doc
 
         path = Path(args.doc)

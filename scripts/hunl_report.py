@@ -94,14 +94,11 @@ def values_and_blocks(res: dict) -> tuple[dict, dict]:
 def render_doc(doc: str, res: dict, args=None) -> str:
     """``doc`` with its marked values and tables replaced by this run's."""
     v, b = values_and_blocks(res)
-    if args is not None:
-        v["command"] = "python scripts/hunl_pipeline.py " + " ".join(sys.argv[1:])
-    else:
-        v["command"] = res.get("command", "python scripts/hunl_pipeline.py")
+    v["command"] = res.get("command", "python scripts/hunl_pipeline.py")
     return render(doc, v, b)
 
 
 if __name__ == "__main__":  # pragma: no cover
     res = json.loads(Path(sys.argv[1]).read_text())
-    path = ROOT / "docs" / "HUNL.md"
+    path = ROOT / "docs" / "HUNL.md"  # the pipeline writes docs/hunl_results.json beside it
     path.write_text(render_doc(path.read_text(), res))
