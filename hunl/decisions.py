@@ -193,9 +193,7 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
     """
     which = np.asarray(which, dtype=np.int64)
     out: list[np.ndarray | None] = [None] * which.size
-    prior = np.zeros((2, game.max_hands))
-    for p in (0, 1):
-        prior[p, :game.num_hands[p]] = game.weights[p, game.combos[p]]
+    prior = game.prior
     groups: dict[tuple[int, int], list[int]] = {}
     for i, k in enumerate(which):
         groups.setdefault((int(ctx.boards[k]), int(ctx.player[k])), []).append(i)
@@ -218,7 +216,8 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         if ok.any():
             eq[ok] = F.equity(board, opp_w[ok])
         cols.append(eq[:, hp])
-        cols.append(np.broadcast_to(_uniform_equity(board)[hp], (len(ks), hp.size)))
+        uni = F.equity_vs_uniform(board)
+        cols.append(np.broadcast_to(uni[hp], (len(ks), hp.size)))
         okp = own_w.sum(axis=1) > 0
         pct = np.full((len(ks), 1326), np.nan)
         if okp.any():
@@ -227,7 +226,6 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         pub = ctx.public[ks]  # (K, 5)
         for j in range(pub.shape[1]):
             cols.append(np.broadcast_to(pub[:, j:j + 1], (len(ks), hp.size)))
-        uni = _uniform_equity(board)
         strong = np.nan_to_num(uni) >= STRONG_EQUITY
         tot = opp_w.sum(axis=1)
         share = np.where(tot > 0, opp_w[:, strong].sum(axis=1) / np.where(tot > 0, tot, 1.0), np.nan)
@@ -265,19 +263,6 @@ def _feature_reach(reach: np.ndarray, ranges: str) -> np.ndarray:
     if ranges == "start":
         return np.ones_like(reach)
     raise ValueError(f"ranges must be one of {RANGE_MODES}, got {ranges!r}")
-
-
-_UNIFORM: dict[tuple, np.ndarray] = {}
-
-
-def _uniform_equity(board) -> np.ndarray:
-    key = tuple(int(c) for c in board)
-    v = _UNIFORM.get(key)
-    if v is None:
-        if len(_UNIFORM) > 256:
-            _UNIFORM.clear()
-        v = _UNIFORM[key] = F.equity_vs_uniform(key)
-    return v
 
 
 @dataclass(frozen=True)
@@ -341,9 +326,7 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str 
     reach = reach_probabilities(game, probs)
     feats = node_features(game, ctx, np.arange(ctx.nodes.size), _feature_reach(reach, ranges))
     t = game.tree
-    prior = np.zeros((2, game.max_hands))
-    for p in (0, 1):
-        prior[p, :game.num_hands[p]] = game.weights[p, game.combos[p]]
+    prior = game.prior
     stake = (game.betting.pot[ctx.nodes] + game.betting.to_call[ctx.nodes]) / game.pot
     parts = []
     for k, n in enumerate(ctx.nodes):

@@ -213,6 +213,11 @@ class HoldemEndgame(Game):
         """The ranked-showdown evaluator (:mod:`games.core.showdown`): O(n) per terminal, no dense matrices."""
         return ranked_spec(self._data)
 
+    @property
+    def prior(self) -> np.ndarray:
+        """``(2, Hm)`` float64: each player's range weight of each of their hands (0 beyond ``num_hands``)."""
+        return self._data[11]
+
     def hand_labels(self, player: int) -> list[str]:
         """Combo labels (``"AsKh"``) of the player's hands."""
         return [COMBO_LABELS[k] for k in self.combos[player]]
