@@ -40,7 +40,7 @@ def machine() -> str:
 
 def bench_solve(n_games: int) -> dict:
     from games import betgame
-    from rulelearn.distributions import random_deal
+    from rulelearn.data.distributions import random_deal
 
     _, _, probs = random_deal(10, np.random.default_rng(123), n_games)
     betgame.solve(probs[0])  # builds the LP structure and the warm-start basis, compiles numba
@@ -58,7 +58,7 @@ def bench_solve(n_games: int) -> dict:
 def bench_database(n_games: int, workers: int, progress: bool = False) -> dict:
     """Generate ``n_games`` into a fresh database on the local pool; time includes process start and writing."""
     from games.betgame.family import BetGameFamily
-    from rulelearn.database import SolutionDatabase
+    from rulelearn.data.database import SolutionDatabase
 
     with tempfile.TemporaryDirectory() as tmp:
         db = SolutionDatabase(tmp)
@@ -97,7 +97,7 @@ def bench_dask(n_games: int, workers: int) -> dict:
     from distributed import Client, LocalCluster
 
     from games.betgame.family import BetGameFamily
-    from rulelearn.database import SolutionDatabase
+    from rulelearn.data.database import SolutionDatabase
 
     t = time.perf_counter()
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -117,17 +117,17 @@ def bench_exploitability(n_games: int, repeats: int = 5) -> dict:
     import numba
 
     from games import betgame
-    from rulelearn.distributions import random_deal
+    from rulelearn.data.distributions import random_deal
 
     rng = np.random.default_rng(7)
     _, _, probs = random_deal(10, rng, n_games)
     strategies = rng.dirichlet(np.ones(31), size=(n_games, 10))
     values = np.zeros(n_games)  # the value is subtracted at the end; timing does not depend on it
-    betgame.exploitability(probs[:10], strategies[:10], values[:10])  # compile
+    betgame.player1_exploitability(probs[:10], strategies[:10], values[:10])  # compile
     best = np.inf
     for _ in range(repeats):
         t = time.perf_counter()
-        betgame.exploitability(probs, strategies, values)
+        betgame.player1_exploitability(probs, strategies, values)
         best = min(best, time.perf_counter() - t)
     return {"games": n_games, "seconds": best, "games_per_second": n_games / best,
             "threads": numba.get_num_threads()}

@@ -76,7 +76,7 @@ def load_games(db_path: Path, n_games: int, workers: int | None, generate: bool)
     The database is only written to (games solved and stored, resumably) if it does not exist yet or ``generate``
     is set: it may be shared, and extending it would change what others load.
     """
-    from rulelearn.database import SolutionDatabase
+    from rulelearn.data.database import SolutionDatabase
     from rulelearn.family import load_family
 
     db = SolutionDatabase(db_path)
@@ -90,10 +90,10 @@ def load_games(db_path: Path, n_games: int, workers: int | None, generate: bool)
 def bench_knn(family, cols, n_train: int, n_test: int, sk_queries: int) -> dict:
     from sklearn.neighbors import BallTree, KDTree
 
-    from rulelearn.distance import output_emd
+    from rulelearn.features.distance import output_emd
     from rulelearn.learners import EMDNearestNeighbors
-    from rulelearn.learners._l1 import l1_nearest
-    from rulelearn.representations import Representation
+    from rulelearn.learners.l1 import l1_nearest
+    from rulelearn.features.representations import Representation
 
     ranges, strategies = family.ranges(cols), family.strategies(cols)
     X = Representation("cdf").transform(ranges).X
@@ -130,7 +130,7 @@ def _kmedoids_child(X: np.ndarray, strategies: np.ndarray, k: int) -> dict:
     """Runs in a fresh process, so that its peak memory is that of k-medoids (plus imports and data)."""
     sys.path.insert(0, str(ROOT))
     from rulelearn.learners import EMDKMedoids
-    from rulelearn.learners._l1 import l1_pairwise
+    from rulelearn.learners.l1 import l1_pairwise
     from rulelearn.learners.kmedoids import AUTO_BUILD_MAX
 
     EMDKMedoids(2, random_state=0).fit(X[:100], strategies[:100])  # compile
@@ -149,7 +149,7 @@ def bench_kmedoids(family, cols, n_games: int, k: int) -> dict:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    from rulelearn.representations import Representation
+    from rulelearn.features.representations import Representation
 
     X = Representation("cdf").transform(family.ranges(cols)[:n_games]).X
     strategies = family.strategies(cols)[:n_games]
@@ -160,9 +160,9 @@ def bench_kmedoids(family, cols, n_games: int, k: int) -> dict:
 def bench_trees(family, cols, n_train: int, n_test: int, depths, numbers, sk_depths, mae_games: int) -> list:
     from sklearn.tree import DecisionTreeRegressor
 
-    from rulelearn.distance import output_emd
+    from rulelearn.features.distance import output_emd
     from rulelearn.learners import StrategyTree
-    from rulelearn.representations import REPRESENTATIONS
+    from rulelearn.features.representations import REPRESENTATIONS
 
     ranges, strategies = family.ranges(cols), family.strategies(cols)
     tr, te = slice(0, n_train), slice(n_train, n_train + n_test)

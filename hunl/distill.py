@@ -232,7 +232,7 @@ class DistilledPolicy(BaseEstimator):
         Each rule reads ``if 0.2 < equity <= 0.8 and facing_bet <= 0.6: check 91%, small bet 9%   [coverage]``;
         coverage is the share of the tree's (weight-sampled) training decisions.
         """
-        from rulelearn.rules import extract_rules
+        from rulelearn.rules.conditions import extract_rules
 
         out = {}
         for key, tree in self.trees_.items():

@@ -149,7 +149,7 @@ class HoldemRiverFamily:
     Learners see the ranges (``G, 2, 1326``) and player 1's strategy at the root (``G, 1326, A``); combos outside
     player 1's range play the first action (check), as cards a player is never dealt do in the bet game.
 
-    Pass ``family_params=family.params()`` to :meth:`rulelearn.database.SolutionDatabase.generate` so that
+    Pass ``family_params=family.params()`` to :meth:`rulelearn.data.database.SolutionDatabase.generate` so that
     ``SolutionDatabase.family()`` rebuilds this family rather than the defaults. ``street="turn"`` works
     (e.g. with the parameters of :meth:`hunl.random_endgames.EndgameSampler.turn`), but its tree has about 8,000 nodes, so the
     ``policy`` column takes about 22 MB per endgame: fine for tens of turn endgames, not for thousands.
@@ -351,7 +351,7 @@ class HoldemRiverFamily:
         out[..., 0] = np.where(sums[..., 0] > 0, out[..., 0], 1.0)
         return out
 
-    def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
+    def player1_exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
         """Player 1's exploitability (chips) of playing ``strategies`` at the root and the stored strategy
         everywhere else.
 

@@ -11,7 +11,7 @@ for one decision type (street, facing a bet or not) when its feature conditions 
   at least 0.8 against a uniform range): go all-in.
 
 :func:`rule_statistics` measures a rule on solved endgames exactly as the bet-game extractor
-(:mod:`rulelearn.fundamental`) does: its *coverage* (share of the decision type's probability mass where it
+(:mod:`rulelearn.rules.fundamental`) does: its *coverage* (share of the decision type's probability mass where it
 applies), its *agreement* (how much of the equilibrium's play it matches: the overlap ``sum_c min(eq_c,
 rule_c)``, the probability of the rule's action for a pure rule) and its *cost*: the exploitability of playing
 the rule wherever it applies and the equilibrium elsewhere, minus the equilibrium's own, in percent of the pot.
@@ -26,7 +26,7 @@ import numpy as np
 from games.core.best_response import exploitability
 from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
 from hunl.decisions import TURN_FEATURES, DecisionContext, decision_rows
-from rulelearn.rules import Condition
+from rulelearn.rules.conditions import Condition
 
 __all__ = ["HoldemRule", "RuleStatistics", "RULE_80_20", "RULE_ALL_IN", "rule_statistics", "rules_from_tree",
            "SolvedEndgame"]
@@ -47,7 +47,7 @@ class HoldemRule:
         4 (turn) or 5 (river).
     facing : bool
         Whether the rule is about facing a bet.
-    conditions : tuple of rulelearn.rules.Condition
+    conditions : tuple of rulelearn.rules.conditions.Condition
         On the columns of :data:`hunl.decisions.TURN_FEATURES` (``lower < x <= upper``).
     strategy : numpy.ndarray of float64, shape ``(4,)``
         The class distribution the rule plays.
@@ -229,7 +229,7 @@ def rules_from_tree(model, key, min_coverage: float = 0.02) -> list[HoldemRule]:
     list of HoldemRule
         Most covered first; conditions refer to :data:`hunl.decisions.TURN_FEATURES` columns.
     """
-    from rulelearn.rules import extract_rules
+    from rulelearn.rules.conditions import extract_rules
 
     tree = model.trees_[key]
     names = model.feature_names_[key]

@@ -13,7 +13,7 @@ so when the leaves give each player perfect recall; a well-behaved heuristic oth
 are optimised independently (each against the other's best response), since exploitability (NashConv / 2) is the
 mean of the two players' best-response gains.
 
-This is the HUNL counterpart of the bet game's optimal-leaf rule sets (:mod:`rulelearn.ruleset`), which solve
+This is the HUNL counterpart of the bet game's optimal-leaf rule sets (:mod:`rulelearn.rules`), which solve
 the same problem exactly by a linear program.
 """
 
@@ -170,9 +170,9 @@ class _Shard:
 
 
 def _serve(conn, model, games) -> None:  # pragma: no cover - runs in a worker process
-    from rulelearn.executors import _limit_numba_threads
+    from rulelearn.data.executors import limit_numba_threads
 
-    _limit_numba_threads()
+    limit_numba_threads()
     shard = _Shard(model, games)
     conn.send("ready")
     while True:

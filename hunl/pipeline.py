@@ -2,7 +2,7 @@
 
 Both steps work on chunks of stored endgames (columns of a ``"hunl_river"`` solution database, see
 :class:`hunl.family.HoldemRiverFamily`) so that they run unchanged in this process, in local worker processes or
-on a Dask cluster (:func:`rulelearn.executors.make_executor`); a worker needs the code, not the database.
+on a Dask cluster (:func:`rulelearn.data.executors.make_executor`); a worker needs the code, not the database.
 """
 
 from __future__ import annotations

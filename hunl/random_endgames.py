@@ -72,7 +72,7 @@ from hunl.cards import HAND_CLASS, NUM_CARDS, NUM_COMBOS, board_conflicts, unblo
 from hunl.evaluator import combo_strengths
 from hunl.game import HoldemEndgame
 from hunl.tree import STREETS, BetSizes, TreeConfig, build_tree
-from rulelearn.distributions import random_simplex
+from rulelearn.data.distributions import random_simplex
 
 __all__ = [
     "BAYES_LINES",

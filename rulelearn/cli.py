@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
-
 
 __all__ = ["main"]
 
@@ -21,112 +18,45 @@ def _add_db_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _generate(args):
-    from rulelearn.database import SolutionDatabase
-    from rulelearn.family import load_family
+def _job(args):
+    from rulelearn.experiments.demo import DemoJob
 
-    family = load_family(args.game)
-    db = SolutionDatabase(args.db)
-    report = db.generate(family, args.games, seed=args.seed, workers=args.workers, progress=not args.quiet,
-                         shard_size=getattr(args, "shard_size", 250), scheduler=getattr(args, "scheduler", None),
-                         repair=getattr(args, "repair", False))
-    if report.repaired:
-        print(f"repaired {len(report.repaired)} bad shard(s) (deleted and solved again): "
-              f"{', '.join(report.repaired)}")
-    stored = len(db)
-    workers = "Dask worker threads" if report.backend == "dask" else "workers"
-    print(f"solution database {db.path}: {stored} games stored; this run solved {report.n_solved} "
-          f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} {workers}), "
-          f"{report.n_unverified} failed verification"
-          + (" (NashConv > 1e-9)" if family.name == "betgame" else ""))
-    return family, db, report
+    names = ("game", "games", "seed", "db", "workers", "quiet", "out", "max_depth", "shard_size", "scheduler",
+             "repair")
+    return DemoJob(**{k: getattr(args, k) for k in names if hasattr(args, k)})
 
 
 def cmd_generate(args) -> int:
-    _generate(args)
+    from rulelearn.experiments.demo import solve_or_load
+
+    solve_or_load(_job(args))
     return 0
 
 
 def cmd_demo(args) -> int:
-    from rulelearn.experiment import default_learners, depth_curve, evaluate, format_scores, split_games
-    from rulelearn.plots import plot_depth_curve, plot_strategies
-    from rulelearn.rules import describe_strategy, format_rule
+    from rulelearn.experiments.demo import run_demo
 
-    t0 = time.perf_counter()
-    family, db, _ = _generate(args)
-    columns = db.load(n_games=args.games)
-    n = len(columns["game_id"])
-    split = split_games(n, 0.2, args.seed)
-    print(f"learning from {len(split.train)} training games, scoring on {len(split.test)} held-out games\n")
-
-    results = evaluate(family, columns, default_learners(args.seed), split)
-    scores = [s for s, _ in results]
-    print("EMD: mean strategy distance to the equilibrium (Algorithm 2, 0 = identical, 1 = maximal).")
-    print("Exploitability: game value minus the policy's payoff against a best response, in chips "
-          "(the pot is 1 chip).\n")
-    print(format_scores(scores))
-
-    labels, values = list(family.action_labels), list(family.action_values)
-    hands = list(family.hand_labels)
-    by_name = {(s.learner, s.representation): m for s, m in results}
-    beats = by_name[("tree depth 4", "cdf-beats")]
-    print("\nMost prominent rules (depth-4 tree on the share of the opponent's range your card beats;"
-          " the rules covering most situations):")
-    for rule in sorted(beats.rules(), key=lambda r: -r.coverage)[:6]:
-        print("  " + format_rule(rule, labels, hands, action_values=values))
-    c2t = by_name[("cluster-then-tree k=5 (on medoids)", "cdf")]
-    print("\nCluster-then-tree: five canonical games and the rules that pick one (Section 4.4):")
-    for rule in c2t.rules():
-        cond = " and ".join(str(c) for c in rule.conditions) or "always"
-        print(f"  if {cond}:\n      {describe_strategy(rule.strategy, labels, hands, action_values=values)}")
-
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    curve = depth_curve(family, columns, split, depths=range(1, args.max_depth + 1))
-    curve.to_csv(out / "error_vs_depth.csv", index=False)
-    plot_depth_curve(curve, out / "error_vs_depth.png",
-                     title=f"Decision trees on {len(split.train)} solved {family.name} games, "
-                           f"scored on {len(split.test)} held-out games")
-    import pandas as pd
-
-    pd.DataFrame([s.as_row() for s in scores]).to_csv(out / "scores.csv", index=False)
-    medoids = c2t.learner_.kmedoids_
-    plot_strategies(medoids.medoid_targets_, out / "canonical_games.png",
-                    titles=[f"canonical game {k + 1}" for k in range(len(medoids.medoid_indices_))],
-                    action_labels=labels, hand_labels=hands,
-                    suptitle="Player 1's equilibrium strategy in the five canonical (medoid) games")
-    best = curve.loc[curve["exploitability"].idxmin()]
-    print(f"\nError vs depth: {out / 'error_vs_depth.png'} (table {out / 'error_vs_depth.csv'}); lowest mean "
-          f"exploitability {best['exploitability']:.4f} chips with representation {best['representation']} at "
-          f"depth {int(best['depth'])} ({int(best['rules'])} rules).")
-    print(f"Strategies of the canonical games: {out / 'canonical_games.png'}. Scores: {out / 'scores.csv'}.")
-    print(f"Finished in {time.perf_counter() - t0:.0f} s.")
-    return 0
+    return run_demo(_job(args))
 
 
 def cmd_rules(args) -> int:
-    from rulelearn.database import SolutionDatabase
-    from rulelearn.learners import StrategyTree
-    from rulelearn.pipeline import StrategyModel
-    from rulelearn.representations import Representation
+    from rulelearn.data.database import SolutionDatabase
+    from rulelearn.data.splits import SolvedGames
+    from rulelearn.features.representations import Representation
+    from rulelearn.learners import StrategyModel, StrategyTree
+    from rulelearn.rules.formatting import format_rule
 
     db = SolutionDatabase(args.db)
-    family = db.family()
-    columns = db.load()
-    features, _, per_hand = args.representation.partition("-")
-    per_hand = {"": None, "card": "index", "card-cdf": "cdf", "beats": "beats"}.get(per_hand, per_hand)
-    rep = Representation(features, per_hand)
-    model = StrategyModel(StrategyTree(args.depth), rep, hand_labels=list(family.hand_labels)).fit(
-        family.ranges(columns), family.strategies(columns))
+    games = SolvedGames(db.family(), db.load())
+    rep = Representation.from_name(args.representation)
+    model = StrategyModel.for_games(games, StrategyTree(args.depth), rep).fit(games.ranges, games.strategies)
     rules = model.rules()
     if args.sort == "coverage":
         rules = sorted(rules, key=lambda r: -r.coverage)
-    from rulelearn.rules import format_rule
-
-    print(f"{len(rules)} rules of a depth-{args.depth} tree on {len(columns['game_id'])} games, "
-          f"representation {rep.name}:")
+    family = games.family
+    print(f"{len(rules)} rules of a depth-{args.depth} tree on {len(games)} games, representation {rep.name}:")
     for r in rules[: args.top or None]:
-        print("  " + format_rule(r, list(family.action_labels), list(family.hand_labels),
+        print("  " + format_rule(r, list(family.action_labels), games.hand_labels, games.hand_noun,
                                  action_values=list(family.action_values)))
     return 0
 

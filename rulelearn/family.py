@@ -1,9 +1,11 @@
 """The protocol through which a game family plugs into rulelearn (which knows no game).
 
 A *game family* is a distribution over game instances (e.g. bet games with random deals) with an exact solver.
-``rulelearn`` stores its solutions (:mod:`rulelearn.database`), learns from its ranges and strategies
-(:mod:`rulelearn.pipeline`) and scores learned strategies with its exploitability. Families are looked up by name
-in :data:`FAMILIES` (module paths as strings, so this layer imports no game).
+``rulelearn`` stores its solutions (:mod:`rulelearn.data.database`), learns from its ranges and strategies
+(:mod:`rulelearn.learners.model`) and scores learned strategies by player 1's exploitability
+(:meth:`GameFamily.player1_exploitability`: the game value minus his payoff against a best response, one player's
+measure as in the papers; not NashConv, and not :func:`games.core.exploitability`, which is NashConv / 2). Families
+are looked up by name in :data:`FAMILIES` (module paths as strings, so this layer imports no game).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-__all__ = ["FAMILIES", "GameFamily", "GroupOptimizingFamily", "load_family", "supports_group_optimum"]
+__all__ = ["FAMILIES", "GameFamily", "GroupOptimizingFamily", "hand_noun", "load_family", "supports_group_optimum"]
 
 
 @runtime_checkable
@@ -31,6 +33,9 @@ class GameFamily(Protocol):
     action_values : sequence of float
         Numeric size of each action (0 for a passive action such as a check), used to summarise mixes.
     player_names : sequence of str
+
+    A family may also name its hands with an attribute ``hand_noun`` (``"card"`` for the bet game; default
+    ``"hand"``, see :func:`hand_noun`), used in feature names and printed rules.
     """
 
     name: str
@@ -55,8 +60,9 @@ class GameFamily(Protocol):
     def strategies(self, columns: dict[str, np.ndarray]) -> np.ndarray:
         """Player 1's equilibrium strategies, shape ``(G, d, B)`` float64."""
 
-    def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
-        """Player 1's exploitability of ``strategies`` (shape ``(G, d, B)``) in each game, chips, shape ``(G,)``."""
+    def player1_exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
+        """Player 1's exploitability of ``strategies`` (shape ``(G, d, B)``) in each game: the game value minus his
+        payoff against player 2's best response, chips, shape ``(G,)``."""
 
 
 @runtime_checkable
@@ -65,13 +71,18 @@ class GroupOptimizingFamily(Protocol):
 
     Exploitability is convex in player 1's strategy, so the single strategy that minimises a group's weighted mean
     exploitability is a convex (for the bet game: linear) program. Rule sets that give each tree leaf or
-    cluster one full strategy (:mod:`rulelearn.ruleset`) use it when a family provides it.
+    cluster one full strategy (:mod:`rulelearn.rules.leaves`) use it when a family provides it.
     """
 
     def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None) -> np.ndarray:
         """The strategy, shape ``(d, B)`` float64, minimising the weighted mean exploitability (chips) of the games
         ``rows`` (positions into ``columns``; all games when ``None``) with non-negative ``weights`` (shape
         ``(len(rows),)``, default equal)."""
+
+
+def hand_noun(family) -> str:
+    """What ``family`` calls a hand in words (its optional ``hand_noun`` attribute; default ``"hand"``)."""
+    return str(getattr(family, "hand_noun", "hand"))
 
 
 def supports_group_optimum(family) -> bool:

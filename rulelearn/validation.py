@@ -1,4 +1,9 @@
-"""Input checks shared by every module: each raises ``ValueError`` naming the parameter and the rule it broke."""
+"""Input checks shared by every package (rulelearn, games, hunl): each raises naming the parameter and the rule it
+broke.
+
+* :func:`check_int`, :func:`check_real`: one integer or real parameter and its bounds;
+* :func:`as_float_array`, :func:`check_probability_rows`, :func:`check_shape`: arrays, distributions, shapes.
+"""
 
 from __future__ import annotations
 
@@ -75,3 +80,110 @@ def check_shape(arr: np.ndarray, name: str, shape: tuple, what: str = "") -> Non
     if not ok:
         pretty = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
         raise ValueError(f"{name} must have shape {pretty}{' ' + what if what else ''}, got {arr.shape}")
+
+
+def _int_rule(minimum, maximum, allow_none: bool) -> str:
+    if maximum is not None:
+        rule = f"an integer in {minimum}..{maximum}" if minimum is not None else f"an integer <= {maximum}"
+    elif minimum == 1:
+        rule = "a positive integer"
+    elif minimum == 0:
+        rule = "a non-negative integer"
+    elif minimum is not None:
+        rule = f"an integer >= {minimum}"
+    else:
+        rule = "an integer"
+    return rule + (" or None" if allow_none else "")
+
+
+def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None, *,
+              allow_none: bool = False, strict_type: bool = False) -> int | None:
+    """Check that ``value`` is an integer in ``minimum .. maximum`` (either bound optional) and return it as int.
+
+    Parameters
+    ----------
+    name : str
+        The parameter name used in error messages.
+    value : object
+        Booleans are never integers here. Integer types (``int``, ``numpy.integer``) pass; a float with an
+        integral value (``3.0``) passes too unless ``strict_type``.
+    minimum, maximum : int, optional
+        Inclusive bounds.
+    allow_none : bool, default False
+        Accept ``None`` (returned as is).
+    strict_type : bool, default False
+        Reject every non-integer type with a ``TypeError`` (for parameters that must be typed as integers).
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    TypeError
+        With ``strict_type``, if ``value`` is not of an integer type.
+    ValueError
+        Otherwise, if ``value`` is not an integer or lies outside the bounds: ``"<name> must be a positive
+        integer, got 0"``.
+    """
+    if value is None and allow_none:
+        return None
+    rule = _int_rule(minimum, maximum, allow_none)
+    integer_type = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not integer_type:
+        if strict_type:
+            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        integral = (isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer())
+        if not integral:
+            raise ValueError(f"{name} must be {rule}, got {value!r}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return v
+
+
+def check_real(name: str, value, low: float | None = None, high: float | None = None, *,
+               low_open: bool = False, high_open: bool = False, allow_none: bool = False) -> float | None:
+    """Check that ``value`` is a finite real number in an interval and return it as float.
+
+    Parameters
+    ----------
+    name : str
+        The parameter name used in error messages.
+    value : object
+        A real number (not a bool); ``None`` only with ``allow_none``.
+    low, high : float, optional
+        Bounds of the interval (absent: unbounded on that side).
+    low_open, high_open : bool, default False
+        Exclude the bound: ``low_open=True`` means ``value > low`` rather than ``value >= low``.
+    allow_none : bool, default False
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a finite real number in the interval: ``"test_fraction must be in (0, 1), got 1.5"``.
+    """
+    if value is None and allow_none:
+        return None
+    if low is not None and high is not None:
+        rule = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    elif low is not None:
+        rule = f"{'>' if low_open else '>='} {low:g}"
+    elif high is not None:
+        rule = f"{'<' if high_open else '<='} {high:g}"
+    else:
+        rule = "a finite number"
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    v = float(value) if ok else float("nan")
+    if ok and np.isfinite(v):
+        ok = ((low is None or (v > low if low_open else v >= low))
+              and (high is None or (v < high if high_open else v <= high)))
+    else:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be {rule}{' or None' if allow_none else ''}, got {value!r}")
+    return v

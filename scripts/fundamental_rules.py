@@ -2,7 +2,8 @@
 """Fundamental rules of the bet game: the paper's 80-20 and all-in rules tested, and rules found automatically.
 
 Splits the database 80/20 (seed 0). Trees and searches are fitted on the training games' decisions; every
-number (coverage, agreement, exploitability; see :mod:`rulelearn.fundamental`) is measured on the test games.
+number (coverage, agreement, exploitability; see :mod:`rulelearn.rules.statistics`) is measured on the test games.
+The study is :func:`games.betgame.fundamental.run_fundamental_study`.
 Writes
 
 * ``docs/figures/rules_by_share_beaten.png``: what the equilibrium does against the share of the opponent's
@@ -18,139 +19,12 @@ Writes
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from rulelearn import fundamental as F
-from rulelearn.database import SolutionDatabase
-from rulelearn.experiment import split_games
-from rulelearn.rules import Condition
+from games.betgame.fundamental import FundamentalJob, run_fundamental_study
 
 ROOT = Path(__file__).resolve().parents[1]
-_BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOTALL)
-
-
-def write_blocks(path: Path, blocks: dict[str, str]) -> None:
-    """Replace the ``<!--block:key-->`` sections of ``path`` named in ``blocks``; append the missing ones."""
-    doc = path.read_text() if path.exists() else "# Rules\n"
-    for key in blocks:
-        if f"<!--block:{key}-->" not in doc:
-            doc = doc.rstrip("\n") + f"\n\n<!--block:{key}-->\n<!--/block:{key}-->\n"
-    doc = _BLOCK.sub(lambda m: m.group(1) + blocks[m.group(2)].rstrip("\n") + "\n" + m.group(4)
-                     if m.group(2) in blocks else m.group(0), doc)
-    path.write_text(doc)
-
-
-def md_table(df: pd.DataFrame, formats: dict[str, str]) -> str:
-    head = "| " + " | ".join(df.columns) + " |"
-    sep = "|" + "|".join("---:" if c in formats else "---" for c in df.columns) + "|"
-    lines = [head, sep]
-    for _, row in df.iterrows():
-        lines.append("| " + " | ".join(format(row[c], formats[c]) if c in formats and pd.notna(row[c])
-                                       else ("" if pd.isna(row[c]) else str(row[c])) for c in df.columns) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def paper_rules(dec: F.HandDecisions, family) -> list[F.FundamentalRule]:
-    """The two rules of Ganzfried & Yusuf (2017, Games 8(4), Section 4) as stated, and readings of them."""
-    labels = family.action_labels
-    values = np.asarray(family.action_values)
-    check = int(np.flatnonzero(values == 0)[0])
-    smallest = int(np.flatnonzero(values > 0)[0])
-    allin = int(np.argmax(values))
-    big = tuple(int(a) for a in np.flatnonzero(values >= 2.5))
-    beats, own = dec.feature(F.BEATS), dec.feature(F.OWN_CDF)
-    p6 = dec.feature("P(P2 holds <= 6)")
-    band = Condition(beats, F.BEATS, 0.2, 0.8)
-    src = "Ganzfried & Yusuf 2017, Section 4"
-    small_text = f"check (or {labels[smallest]})"
-    strong = Condition(p6, "P(P2 holds <= 6)", None, 0.9)
-    return [
-        F.FundamentalRule("80-20 rule, as stated", (band,), F.RuleAction(check, (check, smallest), small_text), src),
-        F.FundamentalRule("80-20 rule, check only", (band,), F.RuleAction(check, (check,), "check"), src),
-        F.FundamentalRule("80-20 rule on the paper's tree variable (own cdf)",
-                          (Condition(own, F.OWN_CDF, 0.2, 0.8),),
-                          F.RuleAction(check, (check, smallest), small_text), "Figure 5 tree's x[20]"),
-        F.FundamentalRule("all-in rule, as stated", (Condition(beats, F.BEATS, 0.95, None), strong),
-                          F.RuleAction(allin, (allin,), f"{labels[allin]} (all-in)"), src),
-        F.FundamentalRule("all-in rule without its second condition", (Condition(beats, F.BEATS, 0.95, None),),
-                          F.RuleAction(allin, (allin,), f"{labels[allin]} (all-in)"), src),
-        F.FundamentalRule("all-in rule, agreeing with any bet >= 2.5", (Condition(beats, F.BEATS, 0.95, None), strong),
-                          F.RuleAction(allin, big, f"{labels[allin]} (all-in); bets >= 2.5 agree"), src),
-        F.FundamentalRule("all-in rule on the paper's tree variables",
-                          (Condition(own, F.OWN_CDF, 0.9035, None), Condition(p6, "P(P2 holds <= 6)", None, 0.9154)),
-                          F.RuleAction(allin, (allin,), f"{labels[allin]} (all-in)"), "Figure 5 tree's x[20], x[15]"),
-    ]
-
-
-def by_share_beaten(dec: F.HandDecisions, family, n_bins: int = 10) -> pd.DataFrame:
-    values = np.asarray(family.action_values)
-    eq = dec.equilibrium_rows
-    x = dec.X[:, dec.feature(F.BEATS)]
-    bins = np.minimum((x * n_bins).astype(int), n_bins - 1)
-    small = eq[:, values <= 0.1 + 1e-12].sum(axis=1)
-    df = pd.DataFrame({"bin": bins, "check": eq[:, values == 0].sum(axis=1), "small": small,
-                       "allin": eq[:, np.argmax(values)], "bet": eq @ values})
-    out = df.groupby("bin").agg(decisions=("check", "size"), p_check=("check", "mean"),
-                                check_majority=("check", lambda s: np.mean(s >= 0.5)),
-                                p_check_or_small=("small", "mean"),
-                                check_or_small_majority=("small", lambda s: np.mean(s >= 0.5)),
-                                p_allin=("allin", "mean"), allin_majority=("allin", lambda s: np.mean(s >= 0.5)),
-                                mean_bet=("bet", "mean")).reset_index()
-    out.insert(0, "share beaten", [f"{b / n_bins:.0%}-{(b + 1) / n_bins:.0%}" for b in out["bin"]])
-    return out.drop(columns="bin")
-
-
-def plot(dec: F.HandDecisions, family, found: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    values = np.asarray(family.action_values)
-    eq = dec.equilibrium_rows
-    x = dec.X[:, dec.feature(F.BEATS)]
-    edges = np.linspace(0, 1, 41)
-    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, 39)
-    centre = (edges[:-1] + edges[1:]) / 2
-    series = {"check": eq[:, values == 0].sum(1), "check or bet 0.1": eq[:, values <= 0.1 + 1e-12].sum(1),
-              f"all-in (bet {values.max():g})": eq[:, np.argmax(values)],
-              "bet >= 2.5": eq[:, values >= 2.5].sum(1)}
-    fig, ax = plt.subplots(figsize=(11, 4.8))
-    ax.axvspan(0.2, 0.8, color="tab:orange", alpha=0.12, label="80-20 rule: check")
-    ax.axvspan(0.95, 1.0, color="tab:red", alpha=0.12, label="all-in rule (first condition)")
-    count = np.bincount(idx, minlength=40)
-    for name, v in series.items():
-        mean = np.bincount(idx, weights=v, minlength=40) / np.maximum(count, 1)
-        ax.plot(centre[count > 0], mean[count > 0], marker=".", label=f"equilibrium P({name})")
-    for k, (label, (lo, hi)) in enumerate(found.items()):
-        ax.plot([lo, hi], [1.04 + 0.04 * k] * 2, lw=4, label=label, solid_capstyle="butt")
-    ax.set_xlabel("share of the opponent's range the hand beats, P(P2 holds < card)")
-    ax.set_ylabel("mean equilibrium probability")
-    ax.set_ylim(0, 1.06 + 0.04 * len(found))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    ax.set_title("What equilibrium play does, by the share of the opponent's range beaten")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-
-
-FORMATS = {"coverage": ".1%", "agreement": ".1%", "mass": ".1%", "exploitability": ".4f",
-           "exploitability_touched": ".4f", "games_touched": ".1%"}
-COLUMNS = ["text", "coverage", "agreement", "mass", "exploitability", "exploitability_touched", "games_touched"]
-
-
-def stats_table(stats: list[F.RuleStatistics], first: str = "rule") -> pd.DataFrame:
-    df = pd.DataFrame([s.as_row() for s in stats])
-    df = df[[first] + COLUMNS] if first != "text" else df[COLUMNS]
-    return df
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -169,118 +43,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    t0 = time.perf_counter()
-    db = SolutionDatabase(args.db)
-    family = db.family()
-    columns = db.load(n_games=args.games)
-    n = len(columns["game_id"])
-    split = split_games(n, 0.2, args.seed)
-    dec = F.hand_decisions(family.ranges(columns), family.strategies(columns), family.hand_labels,
-                           family.player_names)
-    d = dec.strategies.shape[1]
-    train_rows = (split.train[:, None] * d + np.arange(d)).ravel()
-    test_cols = {k: v[split.test] for k, v in columns.items()}
-    test = F.hand_decisions(family.ranges(test_cols), family.strategies(test_cols), family.hand_labels,
-                            family.player_names)
-    labels, values = family.action_labels, family.action_values
-
-    def measure(rules):
-        return [F.rule_statistics(r, test, family, test_cols) for r in rules]
-
-    # the paper's rules
-    paper = measure(paper_rules(test, family))
-    paper_df = stats_table(paper)
-    # what equilibrium play does by share beaten (test games)
-    bins = by_share_beaten(test, family)
-    # rules found: a one-feature tree (merged intervals), a tree on all range features, and searches
-    cdf_names = [nm for nm in dec.feature_names if nm.startswith("P(") and nm != F.OWN_CDF]
-    min_leaf = max(1, int(args.min_leaf * train_rows.size))  # no leaves of a handful of decisions
-    one = F.merge_interval_rules(F.tree_rules(dec, train_rows, [F.BEATS], 4, values, labels, min_leaf))
-    full = F.tree_rules(dec, train_rows, cdf_names + [F.BEATS], 3, values, labels, min_leaf)
-    vals = np.asarray(values)
-    check, smallest, allin = 0, int(np.flatnonzero(vals > 0)[0]), int(np.argmax(vals))
-    searched = []
-    for thr in (args.min_agreement, 0.9):
-        r = F.best_interval_rule(dec, train_rows, F.BEATS,
-                                 F.RuleAction(check, (check, smallest), f"check (or {labels[smallest]})"), thr,
-                                 name=f"check band, agreement >= {thr:.0%}")
-        if r is not None:
-            searched.append(r)
-        r = F.best_interval_rule(dec, train_rows, F.BEATS, F.RuleAction(allin, (allin,), f"{labels[allin]} (all-in)"),
-                                 thr, upper_open=True, name=f"all-in threshold, agreement >= {thr:.0%}")
-        if r is not None:
-            searched.append(r)
-    one_stats = sorted(measure(one), key=lambda s: -s.coverage)
-    full_stats = sorted(measure(full), key=lambda s: -s.coverage)
-    searched_stats = measure(searched)
-
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    paper_df.to_csv(out / "paper_rules.csv", index=False)
-    bins.to_csv(out / "by_share_beaten.csv", index=False)
-    found_df = pd.concat([stats_table(s, "source").assign(method=m) for m, s in
-                          (("one-feature tree, depth 4", one_stats), ("tree on ranges + share beaten, depth 3",
-                                                                     full_stats), ("search", searched_stats))])
-    found_df.to_csv(out / "found_rules.csv", index=False)
-
-    def interval(rule):
-        c = rule.conditions[0]
-        return (0.0 if c.lower is None else c.lower, 1.0 if c.upper is None else c.upper)
-
-    found_bands = {}
-    check_rules = [s.rule for s in one_stats if s.rule.action.play == check]
-    if check_rules:
-        found_bands["found by the one-feature tree: check"] = interval(max(check_rules, key=lambda r: np.diff(interval(r))[0]))
-    for r in searched:
-        found_bands["found by search: " + r.name] = interval(r)
-    plot(test, family, found_bands, Path(args.figure))
-
-    pd.set_option("display.width", 250)
-    pd.set_option("display.max_colwidth", 110)
-    print(paper_df.round(4).to_string())
-    print(bins.round(3).to_string())
-    print(found_df.round(4).to_string())
-
-    if not args.no_doc:
-        minutes = (time.perf_counter() - t0) / 60
-        setup = (
-            f"Database `{args.db}`: {n} games; trees and searches are fitted on the {split.train.size} training games "
-            f"of one random 80/20 split (seed {args.seed}), every number below is measured on the {split.test.size} "
-            f"test games ({split.test.size * d} decisions of player 1, one per game and card). "
-            f"`python scripts/fundamental_rules.py --db {args.db}` ({minutes:.1f} min).\n\n"
-            "* **coverage**: share of the (game, card) decisions the rule applies to;\n"
-            "* **agreement**: share of those in which the equilibrium puts at least 50% on the actions the rule "
-            "allows; **mass**: the equilibrium's mean probability of those actions there;\n"
-            "* **exploitability**: player 1 plays the rule's action wherever it applies and the equilibrium "
-            "elsewhere; his exploitability (game value minus best-response payoff, chips, pot = 1), mean over all "
-            "test games (*touched*: over the games where the rule applies to at least one card; "
-            "*games touched*: their share).\n\n"
-            "\"Share of P2's range beaten\" is P(P2 holds a lower card) from player 2's range (card removal "
-            "ignored, as in the paper); \"P(P1 holds <= card)\" is player 1's own cdf at his card, the variable "
-            "x[20] the paper's Figure 5 tree actually splits on.\n\n"
-            "What the equilibrium does, by the share of P2's range the card beats (test decisions; *majority*: "
-            "share of decisions with at least 50% on the action):\n\n"
-            + md_table(bins, {"decisions": "d", "p_check": ".3f", "check_majority": ".1%",
-                              "p_check_or_small": ".3f", "check_or_small_majority": ".1%", "p_allin": ".3f",
-                              "allin_majority": ".1%", "mean_bet": ".2f"})
-            + "\n![Equilibrium play by share of the opponent's range beaten](figures/rules_by_share_beaten.png)\n")
-        paper_block = md_table(paper_df, FORMATS)
-        found_block = (
-            f"Plain rules from tree leaves (leaves of at least {args.min_leaf:.0%} of the training decisions): a leaf "
-            "whose strategy checks at least half the time says \"check\"; otherwise it plays the median bet size of "
-            "its bets, and bets between the quartiles of its bet sizes count as agreeing.\n\n"
-            "One-feature tree (depth 4 on the share beaten; neighbouring leaves with the same action merged), "
-            "ranked by coverage:\n\n" + md_table(stats_table(one_stats, "text")[COLUMNS], FORMATS)
-            + "\nTree on both ranges' cdfs and the share beaten (depth 3), ranked by coverage:\n\n"
-            + md_table(stats_table(full_stats, "text")[COLUMNS], FORMATS)
-            + "\nExhaustive search over intervals of the share beaten (bounds on a 1% grid, fitted on the training "
-            "decisions): the interval with the largest coverage whose agreement reaches the threshold:\n\n"
-            + md_table(stats_table(searched_stats)[["rule"] + COLUMNS], FORMATS))
-        write_blocks(ROOT / args.doc if not Path(args.doc).is_absolute() else Path(args.doc), {
-            "fundamental-setup": setup, "paper-rules": paper_block, "found-rules": found_block})
-    print(f"done in {time.perf_counter() - t0:.0f} s")
-    return 0
+    a = parse_args(argv)
+    doc = None if a.no_doc else (Path(a.doc) if Path(a.doc).is_absolute() else ROOT / a.doc)
+    return run_fundamental_study(FundamentalJob(db=a.db, games=a.games, seed=a.seed, min_leaf=a.min_leaf,
+                                                min_agreement=a.min_agreement, out=a.out, figure=a.figure, doc=doc))
 
 
 if __name__ == "__main__":

@@ -195,8 +195,8 @@ def main(argv=None) -> int:
     from hunl.fundamental import RULE_80_20, RULE_ALL_IN, SolvedEndgame, rule_statistics, rules_from_tree
     from hunl.optimal_leaves import optimise_leaves
     from hunl.pipeline import BASELINES, collect_rows, score_policies, take
-    from rulelearn.database import SolutionDatabase
-    from rulelearn.executors import make_executor
+    from rulelearn.data.database import SolutionDatabase
+    from rulelearn.data.executors import make_executor
 
     st = Stages()
     family = HoldemRiverFamily(iterations=args.iterations, target_pct_pot=args.target_pct_pot)

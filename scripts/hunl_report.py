@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from reproduce import render  # noqa: E402
+from rulelearn.report.docblocks import render  # noqa: E402
 
 
 def _table(header, rows) -> str:

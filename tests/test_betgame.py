@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from games import betgame
 from games.betgame import BetGame
-from rulelearn.distributions import joint_deal, random_deal, uniform_deal
+from rulelearn.data.distributions import joint_deal, random_deal, uniform_deal
 
 GAME = betgame.DEFAULT_GAME
 
@@ -44,12 +44,12 @@ def test_uniform_deal_value_and_published_strategy():
     assert sol.value == pytest.approx(0.065736485736, abs=1e-9)
     assert sol.nash_conv <= 1e-9
     # the published strategy is an equilibrium up to its 3-decimal rounding
-    expl = betgame.exploitability(probs, published_uniform_strategy(), sol.value)
+    expl = betgame.player1_exploitability(probs, published_uniform_strategy(), sol.value)
     assert 0 <= expl < 1e-4
     # ... and is genuinely non-trivial: always checking is exploitable
     check = np.zeros((10, 31))
     check[:, 0] = 1
-    assert betgame.exploitability(probs, check, sol.value) > 0.05
+    assert betgame.player1_exploitability(probs, check, sol.value) > 0.05
 
 
 def test_strong_or_weak_against_medium():
@@ -62,7 +62,7 @@ def test_strong_or_weak_against_medium():
     published[:, 0] = 1.0  # cards never dealt: any row; the convention is a check
     published[0, 0], published[0, 30] = 0.25, 0.75
     published[9, 0], published[9, 30] = 0.0, 1.0
-    assert betgame.exploitability(probs, published, sol.value) == pytest.approx(0.0, abs=1e-12)
+    assert betgame.player1_exploitability(probs, published, sol.value) == pytest.approx(0.0, abs=1e-12)
     # never-dealt convention: player 1 checks, player 2 folds to bets
     assert np.all(sol.strategy[1:9, 0] == 1.0)
     assert np.all(sol.call_probability[np.arange(10) != 4][:, 1:] == 0.0)
@@ -76,11 +76,11 @@ def test_medium_against_strong_or_weak():
     assert sol.value == pytest.approx(0.0, abs=1e-12)
     check = np.zeros((10, 31))
     check[:, 0] = 1.0
-    assert betgame.exploitability(probs, check, sol.value) == pytest.approx(0.0, abs=1e-12)
+    assert betgame.player1_exploitability(probs, check, sol.value) == pytest.approx(0.0, abs=1e-12)
     # betting anything is worse: P2 calls with 10 and folds with 1
     bet = np.zeros((10, 31))
     bet[:, 5] = 1.0
-    assert betgame.exploitability(probs, bet, sol.value) > 0.1
+    assert betgame.player1_exploitability(probs, bet, sol.value) > 0.1
 
 
 # ------------------------------------------------------------------------------------------ LP optimality
@@ -171,7 +171,7 @@ def test_closed_form_best_responses_match_brute_force(seed):
     assert betgame.expected_payoff(probs, br1.strategy, call, game) == pytest.approx(br1.value, abs=1e-12)
     # exploitability = value - worst case, against the LP value
     value = betgame.solve(probs, game=game).value
-    expl = betgame.exploitability(probs, strategy, value, game)
+    expl = betgame.player1_exploitability(probs, strategy, value, game)
     assert expl == pytest.approx(value - brute_force_p2_value(probs, strategy, game), abs=1e-12)
     assert expl >= -1e-12
 
@@ -181,12 +181,12 @@ def test_exploitability_batch_matches_single_and_solves_when_value_missing():
     _, _, probs = random_deal(10, rng, 6)
     strategies = rng.dirichlet(np.ones(31), size=(6, 10))
     values = np.array([s.value for s in betgame.solve_many(probs)])
-    batch = betgame.exploitability(probs, strategies, values)
+    batch = betgame.player1_exploitability(probs, strategies, values)
     assert isinstance(batch, np.ndarray) and batch.shape == (6,)
-    singles = [betgame.exploitability(p, s, v) for p, s, v in zip(probs, strategies, values)]
+    singles = [betgame.player1_exploitability(p, s, v) for p, s, v in zip(probs, strategies, values)]
     assert all(isinstance(x, float) for x in singles)
     assert np.allclose(batch, singles, atol=1e-14)
-    assert np.allclose(betgame.exploitability(probs, strategies), batch, atol=1e-12)
+    assert np.allclose(betgame.player1_exploitability(probs, strategies), batch, atol=1e-12)
     assert np.all(batch > 0)
 
 
@@ -202,7 +202,7 @@ def test_parallel_and_serial_drivers_agree():
     big = betgame.player2_best_response(probs, strategies)
     big1 = betgame.player1_best_response(probs, calls)
     conv = betgame.nash_conv(probs, strategies, calls)
-    expl = betgame.exploitability(probs, strategies, np.zeros(n))
+    expl = betgame.player1_exploitability(probs, strategies, np.zeros(n))
     for g in (0, 7, n - 1):
         small = betgame.player2_best_response(probs[g], strategies[g])
         small1 = betgame.player1_best_response(probs[g], calls[g])
@@ -238,7 +238,7 @@ def test_bad_deal_raises(mutate, message):
     with pytest.raises(ValueError, match=message):
         betgame.solve(mutate(good_deal()))
     with pytest.raises(ValueError, match=message):
-        betgame.exploitability(mutate(good_deal()), good_strategy(), 0.0)
+        betgame.player1_exploitability(mutate(good_deal()), good_strategy(), 0.0)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -249,7 +249,7 @@ def test_bad_deal_raises(mutate, message):
 ])
 def test_bad_strategy_raises(mutate, message):
     with pytest.raises(ValueError, match=message):
-        betgame.exploitability(good_deal(), mutate(good_strategy()), 0.0)
+        betgame.player1_exploitability(good_deal(), mutate(good_strategy()), 0.0)
 
 
 def test_bad_game_and_batch_shapes():
@@ -262,9 +262,9 @@ def test_bad_game_and_batch_shapes():
     with pytest.raises(ValueError, match="ante"):
         BetGame(ante=0)
     with pytest.raises(ValueError, match="value"):
-        betgame.exploitability(np.stack([good_deal()] * 2), np.stack([good_strategy()] * 2), [0.0])
+        betgame.player1_exploitability(np.stack([good_deal()] * 2), np.stack([good_strategy()] * 2), [0.0])
     with pytest.raises(ValueError, match="batch"):
-        betgame.exploitability(np.stack([good_deal()] * 2), good_strategy(), [0.0, 0.0])
+        betgame.player1_exploitability(np.stack([good_deal()] * 2), good_strategy(), [0.0, 0.0])
     with pytest.raises(ValueError, match="call_probability"):
         betgame.nash_conv(good_deal(), good_strategy(), np.full((10, 31), 1.5))
 

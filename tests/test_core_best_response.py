@@ -19,7 +19,7 @@ from games.core import (
 )
 from games.kuhn import KuhnPoker
 from games.leduc import LeducHoldem
-from rulelearn.distributions import random_deal
+from rulelearn.data.distributions import random_deal
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_generic_best_response_equals_betgame_closed_form(seed):
     assert res.policy_values[0] == pytest.approx(betgame.expected_payoff(probs, x, call), abs=1e-12)
     # player 1's exploitability (the paper's measure) = value - u1(x, BR2) = value + BR value of player 2
     value = betgame.solve(probs).value
-    assert value + res.best_response_values[1] == pytest.approx(betgame.exploitability(probs, x, value), abs=1e-9)
+    assert value + res.best_response_values[1] == pytest.approx(betgame.player1_exploitability(probs, x, value), abs=1e-9)
     assert res.best_response_values[0] == pytest.approx(betgame.player1_best_response(probs, call).value, abs=1e-12)
 
 

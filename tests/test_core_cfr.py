@@ -11,7 +11,7 @@ from games.core import VARIANTS, CFRConfig, exploitability, load_game, solve_cfr
 from games.core.cfr import variant
 from games.kuhn import KuhnPoker
 from games.leduc import LeducHoldem
-from rulelearn.distributions import uniform_deal
+from rulelearn.data.distributions import uniform_deal
 
 GAMES = {"kuhn": KuhnPoker, "leduc": LeducHoldem, "betgame": lambda: BetGameTree(uniform_deal(10))}
 VALUES = {"kuhn": -1 / 18, "leduc": -0.085606424078, "betgame": 0.065736485736}

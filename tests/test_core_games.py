@@ -21,7 +21,7 @@ from games.core import (
 from games.core.check import GameCheckError
 from games.kuhn import KuhnPoker
 from games.leduc import LeducHoldem
-from rulelearn.distributions import random_deal
+from rulelearn.data.distributions import random_deal
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from games.core import exploitability, solve_lp
 from games.core.sequence_lp import build_sequence_form
 from games.kuhn import KUHN_VALUE, KuhnPoker
 from games.leduc import LEDUC_VALUE, LeducHoldem
-from rulelearn.distributions import random_deal, uniform_deal
+from rulelearn.data.distributions import random_deal, uniform_deal
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from scipy.optimize import linprog
 
 from games import betgame
 from games.betgame import BetGame
-from games.betgame.group_lp import group_exploitability, optimal_group_strategy
-from rulelearn.distributions import random_deal
+from games.betgame.group_lp import group_player1_exploitability, optimal_group_strategy
+from rulelearn.data.distributions import random_deal
 
 GAMES = [
     BetGame(n_cards=4, bets=(0.0, 0.5, 1.0, 2.0), stack=2.0),
@@ -81,18 +81,18 @@ def test_optimum_is_attained_and_no_member_or_mean_strategy_beats_it(seed, game,
     assert res.status == "Optimal" and res.verified
     assert res.strategy.shape == (game.n_cards, game.n_bets)
     assert np.all(res.strategy >= 0) and np.allclose(res.strategy.sum(axis=1), 1.0)
-    closed = betgame.exploitability(probs, np.broadcast_to(res.strategy, strategies.shape).copy(), values, game)
+    closed = betgame.player1_exploitability(probs, np.broadcast_to(res.strategy, strategies.shape).copy(), values, game)
     assert np.allclose(res.exploitability, closed, atol=1e-12)
     assert res.mean_exploitability == pytest.approx(closed.mean(), abs=1e-12)
     assert abs(res.mean_exploitability - res.lp_optimum) <= 1e-9
     # the medoid-style choices (any member's equilibrium) and the mean strategy are never better
     for s in list(strategies) + [strategies.mean(axis=0)]:
-        assert group_exploitability(probs, s, values, game=game) >= res.mean_exploitability - 1e-9
+        assert group_player1_exploitability(probs, s, values, game=game) >= res.mean_exploitability - 1e-9
     # nor is any random strategy (convexity: the LP optimum is the global minimum)
     rng = np.random.default_rng(seed)
     for _ in range(5):
         x = rng.dirichlet(np.full(game.n_bets, 0.3), size=game.n_cards)
-        assert group_exploitability(probs, x, values, game=game) >= res.mean_exploitability - 1e-9
+        assert group_player1_exploitability(probs, x, values, game=game) >= res.mean_exploitability - 1e-9
 
 
 @pytest.mark.parametrize("game", GAMES + [betgame.DEFAULT_GAME])
@@ -101,7 +101,7 @@ def test_group_of_one_game_has_optimum_zero(game):
     res = optimal_group_strategy(probs, values, game=game)
     assert abs(res.mean_exploitability) <= 1e-9
     # the returned strategy is an equilibrium strategy of that game
-    assert betgame.exploitability(probs[0], res.strategy, values[0], game) <= 1e-9
+    assert betgame.player1_exploitability(probs[0], res.strategy, values[0], game) <= 1e-9
 
 
 @pytest.mark.parametrize("game,n_games,seed", [(GAMES[0], 3, 1), (GAMES[2], 2, 2), (GAMES[3], 3, 3),
@@ -130,7 +130,7 @@ def test_a_larger_group_of_the_papers_game():
     probs, values, strategies = random_group(betgame.DEFAULT_GAME, 30, 9)
     res = optimal_group_strategy(probs, values)
     assert res.verified
-    assert 0 < res.mean_exploitability < group_exploitability(probs, strategies.mean(axis=0), values)
+    assert 0 < res.mean_exploitability < group_player1_exploitability(probs, strategies.mean(axis=0), values)
 
 
 # ------------------------------------------------------------------------------------------ bet pricing
@@ -174,7 +174,7 @@ def test_pricing_on_database_sized_groups():
     priced = optimal_group_strategy(probs, values)
     assert priced.verified
     assert priced.mean_exploitability == pytest.approx(full.mean_exploitability, abs=1e-9)
-    assert priced.mean_exploitability < group_exploitability(probs, strategies.mean(axis=0), values)
+    assert priced.mean_exploitability < group_player1_exploitability(probs, strategies.mean(axis=0), values)
 
 
 # ------------------------------------------------------------------------------------------ bad input
@@ -194,7 +194,7 @@ def test_bad_input_is_rejected():
     with pytest.raises(ValueError, match="probs"):
         optimal_group_strategy(probs[:, :3, :3], values, game=game)
     with pytest.raises(ValueError, match="strategy"):
-        group_exploitability(probs, np.ones((4, 3)), values, game=game)
+        group_player1_exploitability(probs, np.ones((4, 3)), values, game=game)
     with pytest.raises(ValueError, match="method"):
         optimal_group_strategy(probs, values, game=game, method="simplex")
     with pytest.raises(ValueError, match="start"):

@@ -14,7 +14,7 @@ from hunl.cards import board_conflicts
 from hunl.family import HoldemRiverFamily, combo_policy, edge_policy
 from hunl.solver import solve_endgame
 from rulelearn.cli import build_parser
-from rulelearn.database import SolutionDatabase
+from rulelearn.data.database import SolutionDatabase
 from rulelearn.family import FAMILIES, GameFamily, load_family
 
 SMALL = dict(max_combos=60, bayes_combos=30, bayes_iterations=20, iterations=300, target_pct_pot=0.5,
@@ -136,7 +136,7 @@ def test_protocol_ranges_strategies_and_exploitability(family, columns):
     assert s.shape == (4, 1326, 4) and np.allclose(s.sum(axis=-1), 1.0)
     outside = columns["weights"][:, 0] == 0
     assert np.all(s[outside] == np.array([1.0, 0, 0, 0]))
-    e = family.exploitability(columns, s)
+    e = family.player1_exploitability(columns, s)
     scale = columns["pot"] / 2 + columns["stack"]                               # the largest payoffs, chips
     # the stored strategies score their stored exploitability (NashConv / 2)
     assert np.allclose(e, columns["exploitability_chips"], rtol=0, atol=1e-5 * scale.max())
@@ -153,7 +153,7 @@ def test_protocol_ranges_strategies_and_exploitability(family, columns):
         pure[..., a] = 1.0
         trials.append(pure)
     for t in trials:
-        et = family.exploitability(columns, t)
+        et = family.player1_exploitability(columns, t)
         assert np.all(et >= -columns["exploitability_chips"] - 1e-5 * scale)
         assert et.mean() > e.mean()   # a strong range may shove almost for free, but not on average
 
@@ -201,9 +201,9 @@ def test_bad_calls(family, columns):
     with pytest.raises(ValueError, match="stop"):
         family.solve_range(0, 3, 3)
     with pytest.raises(ValueError, match="strategies"):
-        family.exploitability(columns, np.zeros((4, 1326, 3)))
+        family.player1_exploitability(columns, np.zeros((4, 1326, 3)))
     with pytest.raises(ValueError, match="strategies"):
-        family.exploitability(columns, np.zeros((4, 1326, 4)))
+        family.player1_exploitability(columns, np.zeros((4, 1326, 4)))
     with pytest.raises(ValueError, match="columns"):
         family.game({"pot": columns["pot"]}, 0)
     with pytest.raises(TypeError, match="columns"):

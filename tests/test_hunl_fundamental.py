@@ -14,7 +14,7 @@ from hunl.fundamental import RULE_80_20, RULE_ALL_IN, HoldemRule, SolvedEndgame,
 from hunl.game import HoldemEndgame
 from hunl.solver import solve_endgame
 from hunl.tree import BetSizes
-from rulelearn.rules import Condition
+from rulelearn.rules.conditions import Condition
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 
@@ -97,8 +97,8 @@ def test_pipeline_steps_agree_with_direct_calls(solved, tmp_path):
     from hunl.distill import CheckCall, play
     from hunl.family import HoldemRiverFamily
     from hunl.pipeline import collect_rows, evaluate_task, rows_task, score_policies
-    from rulelearn.database import SolutionDatabase
-    from rulelearn.executors import SerialExecutor
+    from rulelearn.data.database import SolutionDatabase
+    from rulelearn.data.executors import SerialExecutor
 
     fam = HoldemRiverFamily(max_combos=40, iterations=60, target_pct_pot=50.0,
                             range_models=(("preflop", 1.0), ("strength", 1.0)))

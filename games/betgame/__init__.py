@@ -1,7 +1,7 @@
 """The ten-card no-limit bet game of Ganzfried & Yusuf (2017): rules, exact LP solver, closed-form best responses.
 
 >>> from games import betgame
->>> from rulelearn.distributions import uniform_deal
+>>> from rulelearn.data.distributions import uniform_deal
 >>> sol = betgame.solve(uniform_deal(10))
 >>> round(sol.value, 12)
 0.065736485736
@@ -11,8 +11,8 @@ from games.betgame.best_response import (
     Player1BestResponse,
     Player2BestResponse,
     expected_payoff,
-    exploitability,
     nash_conv,
+    player1_exploitability,
     player1_best_response,
     player2_best_response,
 )
@@ -28,7 +28,7 @@ __all__ = [
     "VERIFY_TOLERANCE",
     "solve",
     "solve_many",
-    "exploitability",
+    "player1_exploitability",
     "nash_conv",
     "expected_payoff",
     "player1_best_response",

@@ -36,7 +36,7 @@ __all__ = [
     "Player2BestResponse",
     "player1_best_response",
     "player2_best_response",
-    "exploitability",
+    "player1_exploitability",
     "nash_conv",
     "expected_payoff",
 ]
@@ -263,11 +263,12 @@ def player1_best_response(probs, call_probability, game: BetGame = DEFAULT_GAME)
     return Player1BestResponse(strat[0] if single else strat, _unbatch(value, single))
 
 
-def exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_GAME):
+def player1_exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_GAME):
     """Exploitability of player 1's strategy: game value minus its payoff against a best response, in chips.
 
     This is the paper's measure (Ganzfried & Yusuf 2017, Algorithm 3 and Section 4): one player's
-    exploitability, not NashConv. It is 0 for an equilibrium strategy and at most ``ante + stack``.
+    exploitability, not NashConv (:func:`nash_conv`) and not :func:`games.core.exploitability` (NashConv / 2 of a
+    strategy pair). It is 0 for an equilibrium strategy and at most ``ante + stack``.
 
     Parameters
     ----------

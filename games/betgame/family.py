@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.betgame.best_response import exploitability
+from games.betgame.best_response import player1_exploitability
 from games.betgame.group_lp import optimal_group_strategy
 from games.betgame.lp import solve_many
 from games.betgame.rules import BetGame
-from rulelearn.distributions import joint_deal, marginals, pmf_to_cdf, random_simplex
+from rulelearn.data.distributions import joint_deal, marginals, pmf_to_cdf, random_simplex
 
 __all__ = ["BetGameFamily", "sample_game"]
 
@@ -58,6 +58,8 @@ class BetGameFamily:
     bet_step: float = 0.1
     game: BetGame = field(init=False, repr=False, compare=False)
     name: str = field(default="betgame", init=False)
+    #: The paper's word for a hand (:func:`rulelearn.family.hand_noun`).
+    hand_noun: str = field(default="card", init=False, repr=False)
 
     def __post_init__(self):
         game = BetGame(self.n_cards, self.ante, self.stack, self.bets, self.bet_step)
@@ -122,9 +124,10 @@ class BetGameFamily:
         """Player 1's equilibrium strategies, shape ``(G, n, B)``."""
         return np.asarray(columns["strategy"], dtype=np.float64)
 
-    def exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
-        """Closed-form exploitability (chips) of player 1's ``strategies`` against the stored game values."""
-        return np.atleast_1d(exploitability(columns["probs"], strategies, columns["value"], self.game))
+    def player1_exploitability(self, columns: dict[str, np.ndarray], strategies: np.ndarray) -> np.ndarray:
+        """Player 1's exploitability (chips) of ``strategies``, in closed form against the stored game values
+        (:func:`games.betgame.best_response.player1_exploitability`)."""
+        return np.atleast_1d(player1_exploitability(columns["probs"], strategies, columns["value"], self.game))
 
     def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None,
                                start=None) -> np.ndarray:

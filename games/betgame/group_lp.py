@@ -68,7 +68,7 @@ import numpy as np
 from games.betgame.best_response import _as_batch, _dummy, _p2_best_response_kernel
 from games.betgame.rules import DEFAULT_GAME, BetGame
 
-__all__ = ["GROUP_LP_TOLERANCE", "METHODS", "GroupStrategy", "group_exploitability", "optimal_group_strategy"]
+__all__ = ["GROUP_LP_TOLERANCE", "METHODS", "GroupStrategy", "group_player1_exploitability", "optimal_group_strategy"]
 
 #: Largest accepted difference (chips) between the LP optimum and the closed-form mean exploitability of the
 #: returned strategy; a solve above it is repeated with tighter tolerances, then reported as not verified.
@@ -150,8 +150,9 @@ def _check_values(values, n_games: int) -> np.ndarray:
     return v
 
 
-def group_exploitability(probs, strategy, values, weights=None, game: BetGame = DEFAULT_GAME) -> float:
-    """Weighted mean exploitability (chips) of one strategy played in every game of a group (closed form).
+def group_player1_exploitability(probs, strategy, values, weights=None, game: BetGame = DEFAULT_GAME) -> float:
+    """Weighted mean of player 1's exploitability (chips) of one strategy played in every game of a group
+    (closed form, :func:`games.betgame.best_response.player1_exploitability`).
 
     Parameters
     ----------
@@ -527,7 +528,7 @@ def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_
     >>> import numpy as np
     >>> from games import betgame
     >>> from games.betgame.group_lp import optimal_group_strategy
-    >>> from rulelearn.distributions import uniform_deal
+    >>> from rulelearn.data.distributions import uniform_deal
     >>> p = uniform_deal(10)[None]
     >>> res = optimal_group_strategy(p, [betgame.solve(p[0]).value])
     >>> abs(res.mean_exploitability) < 1e-9

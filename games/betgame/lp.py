@@ -33,7 +33,7 @@ import numpy as np
 
 from games.betgame.best_response import _nash_conv_unchecked
 from games.betgame.rules import DEFAULT_GAME, BetGame
-from rulelearn.distributions import uniform_deal
+from rulelearn.data.distributions import uniform_deal
 
 __all__ = ["BetGameSolution", "solve", "solve_many", "VERIFY_TOLERANCE"]
 
@@ -262,7 +262,7 @@ def solve(probs, game: BetGame = DEFAULT_GAME, verify: bool = True) -> BetGameSo
     Examples
     --------
     >>> from games import betgame
-    >>> from rulelearn.distributions import uniform_deal
+    >>> from rulelearn.data.distributions import uniform_deal
     >>> round(betgame.solve(uniform_deal(10)).value, 12)
     0.065736485736
     """

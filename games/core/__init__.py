@@ -74,7 +74,7 @@ def load_game(name: str) -> Game:
         return LeducHoldem(suit_isomorphic=key == "leduc-iso")
     if key == "betgame":
         from games.betgame.tree import BetGameTree
-        from rulelearn.distributions import uniform_deal
+        from rulelearn.data.distributions import uniform_deal
 
         return BetGameTree(uniform_deal(10))
     raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")

@@ -41,7 +41,7 @@ def to_cdf_features(X: np.ndarray, n_players: int, input_kind: str) -> np.ndarra
 
 
 def cumulative_to_strategy(cum: np.ndarray) -> np.ndarray:
-    """Invert :func:`rulelearn.distance.strategy_cumulative`: append the final 1, difference, clean rounding."""
+    """Invert :func:`rulelearn.features.distance.strategy_cumulative`: append the final 1, difference, clean rounding."""
     full = np.concatenate([cum, np.ones(cum.shape[:-1] + (1,))], axis=-1)
     full = np.maximum.accumulate(np.clip(full, 0.0, 1.0), axis=-1)
     strat = np.diff(full, axis=-1, prepend=0.0)

@@ -1,7 +1,7 @@
 """A regression tree whose split criterion is exactly the strategy EMD (Ganzfried & Yusuf 2017, Algorithm 2).
 
 The output EMD between two strategies is a weighted L1 distance between their cumulative strategies
-(:func:`rulelearn.distance.output_embedding`). A tree that minimises the EMD of its training rows to their leaf's
+(:func:`rulelearn.features.distance.output_embedding`). A tree that minimises the EMD of its training rows to their leaf's
 prediction is therefore a multi-output *absolute-error* (L1) regression tree on cumulative strategies: each node
 predicts the coordinate-wise median, and the best split minimises ``sum_o w_o sum_i |y_io - median_o|`` over the
 two children. scikit-learn's ``criterion="absolute_error"`` is that tree with equal weights, but it is about 100
@@ -574,8 +574,8 @@ def _training_loss(tree: EMDTree) -> float:
 class EMDTreeRegressor(RegressorMixin, BaseEstimator):
     """Multi-output regression tree minimising the weighted absolute error, for targets in ``[0, 1]``.
 
-    On cumulative strategies (:func:`rulelearn.distance.output_embedding` without the scaling, i.e.
-    :func:`~rulelearn.distance.strategy_cumulative`) with ``output_weights`` the embedding's weights, the split
+    On cumulative strategies (:func:`rulelearn.features.distance.output_embedding` without the scaling, i.e.
+    :func:`~rulelearn.features.distance.strategy_cumulative`) with ``output_weights`` the embedding's weights, the split
     criterion and the reported losses are exactly the output EMD of Algorithm 2: a node's ``impurity`` is the mean
     EMD of its training strategies to the node's strategy. See the module docstring for the algorithm; with equal
     weights it grows the tree of scikit-learn's ``DecisionTreeRegressor(criterion="absolute_error")`` (up to

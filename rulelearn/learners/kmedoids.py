@@ -1,6 +1,6 @@
 """k-medoids under the generalised input EMD (Ganzfried & Yusuf 2017, AAAI-W Section 4.3).
 
-The input EMD of Algorithm 1 is a scaled L1 distance between cdf vectors (:func:`rulelearn.distance.input_embedding`),
+The input EMD of Algorithm 1 is a scaled L1 distance between cdf vectors (:func:`rulelearn.features.distance.input_embedding`),
 so the dissimilarity matrix is a compiled, blocked L1 matrix (:func:`rulelearn.learners._l1.l1_pairwise`), stored
 in float32 by default: 1.6 GB for 20,000 games, the paper's k = 15 in well under a minute (see
 ``benchmarks/bench_learners.py``). The float32 matrix only guides the search; the medoids' assignment, ``inertia_``
@@ -19,9 +19,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from rulelearn.distance import pairwise_input_emd
+from rulelearn.features.distance import pairwise_input_emd
 from rulelearn.learners._common import check_features, check_targets, to_cdf_features
-from rulelearn.learners._l1 import l1_pairwise
+from rulelearn.learners.l1 import l1_pairwise
 
 __all__ = ["EMDKMedoids"]
 

@@ -1,11 +1,11 @@
 """k-nearest neighbours under the generalised input EMD (Ganzfried & Yusuf 2017, AAAI-W Section 4.1).
 
 The input EMD of Algorithm 1 is a scaled L1 distance between the players' cdf vectors
-(:func:`rulelearn.distance.input_embedding`), so the exact EMD nearest neighbours are the exact L1 nearest
+(:func:`rulelearn.features.distance.input_embedding`), so the exact EMD nearest neighbours are the exact L1 nearest
 neighbours of the cdf vectors. :class:`EMDNearestNeighbors` finds them over the whole database with the compiled
 filter-and-refine index of :mod:`rulelearn.learners._l1` (lower bounds from group sums; 80,000 training and
 20,000 test games in seconds, see ``benchmarks/bench_learners.py``), or by compiled brute force. Both are exact
-and return the same neighbours as a brute-force ``argmin`` over :func:`~rulelearn.distance.pairwise_input_emd`,
+and return the same neighbours as a brute-force ``argmin`` over :func:`~rulelearn.features.distance.pairwise_input_emd`,
 ties going to the lower training index.
 """
 
@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from rulelearn.learners._common import check_features, check_targets, to_cdf_features
-from rulelearn.learners._l1 import L1NeighborIndex, l1_nearest
+from rulelearn.learners.l1 import L1NeighborIndex, l1_nearest
 
 __all__ = ["EMDNearestNeighbors"]
 

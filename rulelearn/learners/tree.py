@@ -3,7 +3,7 @@
 The tree regresses the *cumulative* action probabilities (``strategy_cumulative``). Two reasons:
 
 * the L1 distance between cumulative vectors is exactly the strategy EMD of Algorithm 2 (times a constant,
-  :func:`rulelearn.distance.output_embedding`), so an absolute-error tree on them grows the tree that greedily
+  :func:`rulelearn.features.distance.output_embedding`), so an absolute-error tree on them grows the tree that greedily
   minimises the EMD itself: ``criterion="emd"`` (our compiled tree, :class:`~rulelearn.learners.EMDTreeRegressor`)
   or ``"absolute_error"`` (scikit-learn's, the same criterion but about 100 times slower); its node impurities
   are mean EMDs, and ``training_loss_`` is the mean training EMD. The default ``"squared_error"`` minimises the
@@ -12,7 +12,7 @@ The tree regresses the *cumulative* action probabilities (``strategy_cumulative`
   non-decreasing and ends at 1: every leaf is a valid strategy, with no renormalisation.
 
 For sampled outputs (representations 7-10, one-hot targets) the EMD tree's leaves are the median sampled bet and
-the squared-error tree's leaves the frequencies of the sampled bets; see :mod:`rulelearn.representations`.
+the squared-error tree's leaves the frequencies of the sampled bets; see :mod:`rulelearn.features.representations`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.validation import check_is_fitted
 
-from rulelearn.distance import _bet_weights, strategy_cumulative
+from rulelearn.features.distance import action_gap_weights, strategy_cumulative
 from rulelearn.learners._common import check_features, check_targets, cumulative_to_strategy
 from rulelearn.learners.emd_tree import EMDTreeRegressor
 
@@ -48,7 +48,7 @@ class StrategyTree(BaseEstimator):
         the ``"emd"`` tree breaks ties by the lowest feature index and threshold.
     positions : array_like of float, shape ``(n_bets,)``, optional
         Positions of the actions on the line (e.g. bet sizes in chips), strictly increasing: the output EMD then
-        weighs the cdf difference at each action by the gap to the next one (:func:`rulelearn.distance.output_emd`).
+        weighs the cdf difference at each action by the gap to the next one (:func:`rulelearn.features.distance.output_emd`).
         Default: unit spacing, as in Algorithm 2 (the same for the paper's uniform grid).
 
     Attributes
@@ -95,7 +95,7 @@ class StrategyTree(BaseEstimator):
         cum = np.clip(strategy_cumulative(Y), 0.0, 1.0).reshape(X.shape[0], -1)
         n_hands = int(np.prod(Y.shape[1:-1]))
         # per-output weights of the EMD: gap to the next position / (span * number of hands)
-        w = np.tile(_bet_weights(self.positions, Y.shape[-1]), n_hands) / n_hands
+        w = np.tile(action_gap_weights(self.positions, Y.shape[-1]), n_hands) / n_hands
         if self.criterion == "emd":
             self._scale = None
             self.tree_ = EMDTreeRegressor(max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,

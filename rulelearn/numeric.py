@@ -1,0 +1,61 @@
+"""Numerical helpers shared by every package: the one weighted quantile.
+
+The ``q``-quantile of a distribution with atoms ``x_1 <= ... <= x_n`` of weights ``w_1 .. w_n`` is the first atom
+at which the cumulative weight reaches ``q`` times the total (``inf {x : F(x) >= q}``, the *lower* quantile: the
+lower weighted median for ``q = 1/2``), with a relative tolerance of ``1e-12`` so that a cumulative weight that
+rounding leaves just short of an exact split still counts. :func:`weighted_quantile_position` is compiled
+(``numba``) so that compiled kernels (``hunl.distill.features``, ``hunl.distill.abstraction``) call the same
+definition as Python code (:func:`weighted_quantile_index`, :func:`weighted_quantile`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["weighted_quantile", "weighted_quantile_index", "weighted_quantile_position"]
+
+#: Relative tolerance of the cumulative weight against ``q * total``.
+QUANTILE_RTOL = 1e-12
+
+
+@njit(cache=True)
+def weighted_quantile_position(sorted_weights, n, q, total):  # pragma: no cover - compiled
+    """Position in ``0 .. n-1`` of the ``q``-quantile of atoms sorted ascending with weights
+    ``sorted_weights[:n]`` that sum to ``total``: the first position where the cumulative weight reaches
+    ``q * total * (1 - 1e-12)``; the last position if rounding leaves the sum short."""
+    threshold = q * total * (1.0 - QUANTILE_RTOL)
+    cum = 0.0
+    for j in range(n):
+        cum += sorted_weights[j]
+        if cum >= threshold:
+            return j
+    return n - 1
+
+
+def weighted_quantile_index(values, weights, q: float) -> int:
+    """Index into ``values`` of the weighted ``q``-quantile (equal values: the first in a stable sort).
+
+    Parameters
+    ----------
+    values : array_like of float, shape ``(n,)``
+    weights : array_like of float, shape ``(n,)``
+        Non-negative, with a positive sum.
+    q : float
+        In ``[0, 1]``.
+
+    Returns
+    -------
+    int
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    order = np.argsort(v, kind="stable")
+    pos = weighted_quantile_position(np.ascontiguousarray(w[order]), v.size, float(q), float(w.sum()))
+    return int(order[pos])
+
+
+def weighted_quantile(values, weights, q: float) -> float:
+    """The weighted ``q``-quantile of ``values`` (see :func:`weighted_quantile_index`)."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    return float(v[weighted_quantile_index(v, weights, q)])
