@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +30,9 @@ START, END = "<!-- bench_betgame:start -->", "<!-- bench_betgame:end -->"
 
 def machine() -> str:
     model = cpu_model()
-    import numba
     from importlib.metadata import version as _version
+
+    import numba
 
     return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
             f"highspy {_version('highspy')}, numba {numba.__version__}")

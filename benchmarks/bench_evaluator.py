@@ -13,9 +13,9 @@ Measured, on the same random 7-card hands and the same boards for every option:
 1. Throughput on a batch of ``--hands`` (default 1,000,000) random 7-card hands: hands per second, wall time
    of the whole batch (conversion of the cards to each library's objects is done beforehand and not timed).
    Libraries reachable only from Python are called once per hand; ours is one call for the whole batch
-   (:func:`hunl.evaluator.evaluate_many`), and also measured one Python call per hand
-   (:func:`hunl.evaluator.evaluate7`, on ``--per-call-hands``) and called per hand from compiled code
-   (:func:`hunl.evaluator.evaluate7_nb` in a numba loop, the way solver kernels use it).
+   (:func:`hunl.poker.evaluator.evaluate_many`), and also measured one Python call per hand
+   (:func:`hunl.poker.evaluator.evaluate7`, on ``--per-call-hands``) and called per hand from compiled code
+   (:func:`hunl.poker.evaluator.evaluate7_nb` in a numba loop, the way solver kernels use it).
 2. Strengths of all 1,326 combos on a river board (``combo_strengths``): mean time per board over the 48 river
    boards of a random turn -- what the DCFR solver does at set-up for a turn endgame. For the libraries, a
    Python loop over the 1,081 combos that miss the board.
@@ -44,8 +44,8 @@ import numpy as np
 from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
 from numba import njit
 
-from hunl.cards import COMBO_CARDS, NUM_COMBOS
-from hunl.evaluator import (
+from hunl.poker.cards import COMBO_CARDS, NUM_COMBOS
+from hunl.poker.evaluator import (
     _raw_counts,
     _raw_flush,
     combo_strengths,
@@ -223,7 +223,7 @@ def _per_call(fn, arg, repeats: int = 21) -> float:
 
 def _fresh_process_first_use() -> float:
     code = (
-        "import time; t0 = time.perf_counter(); import hunl.evaluator as e; e.tables(); "
+        "import time; t0 = time.perf_counter(); import hunl.poker.evaluator as e; e.tables(); "
         "e.combo_strengths([0, 5, 10, 15, 51]); print(time.perf_counter() - t0)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -282,7 +282,7 @@ def run(n_hands: int, n_per_call: int, seed: int) -> dict:
         for b in boards
     )
     row(
-        "**ours: `hunl.evaluator.evaluate_many`** (numba, rank-key table; one call per batch)",
+        "**ours: `hunl.poker.evaluator.evaluate_many`** (numba, rank-key table; one call per batch)",
         n_hands,
         sec,
         board_s,

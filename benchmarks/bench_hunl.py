@@ -23,9 +23,9 @@ import multiprocessing as mp
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import cpu_model, write_section  # noqa: E402
@@ -36,10 +36,10 @@ START, END = "<!-- bench_hunl:start -->", "<!-- bench_hunl:end -->"
 
 def _run(name: str, algorithm: str, iterations: int, check_every: int, queue,
          until_target: int = 0) -> None:  # pragma: no cover
-    from hunl.game import HoldemEndgame
-    from hunl.libratus import load_endgame
-    from hunl.solver import solve_endgame
-    from hunl.tree import LIBRATUS_SIZES
+    from hunl.solver.game import HoldemEndgame
+    from hunl.solver.libratus import load_endgame
+    from hunl.solver.solve import solve_endgame
+    from hunl.solver.tree import LIBRATUS_SIZES
 
     e = load_endgame(name)
     t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 """Seconds per random HUNL river endgame of the ``hunl_river`` family (one process, one numba thread).
 
 Solves endgames ``0 .. games-1`` of one stream exactly as ``rulelearn generate --family hunl_river`` does
-(:meth:`hunl.family.HoldemRiverFamily.solve_one`: sampling, set-up, DCFR to the target, the float16 policy's
+(:meth:`hunl.distill.family.HoldemRiverFamily.solve_one`: sampling, set-up, DCFR to the target, the float16 policy's
 exploitability check) and reports the wall and CPU time per endgame, the iterations, the exploitability reached
 and the share of verified endgames, overall and per range model. Writes the section ``bench_hunl_family`` of
 docs/BENCHMARKS.md unless ``--no-write``.
@@ -31,7 +31,7 @@ START, END = "<!-- bench_hunl_family:start -->", "<!-- bench_hunl_family:end -->
 def run(games: int, seed: int, **params) -> dict:
     import numba
 
-    from hunl.family import HoldemRiverFamily
+    from hunl.distill.family import HoldemRiverFamily
 
     numba.set_num_threads(1)  # as in the database's worker processes
     family = HoldemRiverFamily(**params)

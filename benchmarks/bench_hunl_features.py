@@ -8,14 +8,14 @@ Usage::
 
 Measured on random boards and random weight vectors (each weight uniform on [0, 1]):
 
-1. :func:`hunl.features.equity`, :func:`~hunl.features.range_percentile` and
-   :func:`~hunl.features.equity_histogram` on a batch of K = 1 and K = 64 weight vectors, board already
+1. :func:`hunl.distill.features.equity`, :func:`~hunl.distill.features.range_percentile` and
+   :func:`~hunl.distill.features.equity_histogram` on a batch of K = 1 and K = 64 weight vectors, board already
    sorted (cached) -- the per-call cost a distillation loop pays -- as the median over ``--boards`` boards of the
    best of ``--repeat`` calls. The river equity is compared with a dense 1,326 x 1,326 win/tie matrix product
    (numpy, matrix built beforehand and not timed).
 2. Per-board set-up (first call on a new board: the strength sort of the board, or of the 48 river boards of a
-   turn) and :func:`~hunl.features.ehs` on a new turn board (48 uniform-range sweeps).
-3. :class:`hunl.abstraction.CardAbstraction` ``fit`` on a turn board: E[HS] 1-D k-means and potential-aware
+   turn) and :func:`~hunl.distill.features.ehs` on a new turn board (48 uniform-range sweeps).
+3. :class:`hunl.distill.abstraction.CardAbstraction` ``fit`` on a turn board: E[HS] 1-D k-means and potential-aware
    EMD k-medians.
 
 Timings are wall-clock on a machine that other jobs may share; the load average is recorded.
@@ -36,10 +36,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import cpu_model, write_section
 
-from hunl import features
-from hunl.abstraction import CardAbstraction
-from hunl.cards import COMBO_CARDS, NUM_COMBOS
-from hunl.evaluator import combo_strengths
+from hunl.distill import features
+from hunl.distill.abstraction import CardAbstraction
+from hunl.poker.cards import COMBO_CARDS, NUM_COMBOS
+from hunl.poker.evaluator import combo_strengths
 
 START, END = "<!-- bench_hunl_features:start -->", "<!-- bench_hunl_features:end -->"
 

@@ -91,9 +91,9 @@ def bench_knn(family, cols, n_train: int, n_test: int, sk_queries: int) -> dict:
     from sklearn.neighbors import BallTree, KDTree
 
     from rulelearn.features.distance import output_emd
+    from rulelearn.features.representations import Representation
     from rulelearn.learners import EMDNearestNeighbors
     from rulelearn.learners.l1 import l1_nearest
-    from rulelearn.features.representations import Representation
 
     ranges, strategies = family.ranges(cols), family.strategies(cols)
     X = Representation("cdf").transform(ranges).X
@@ -130,8 +130,8 @@ def _kmedoids_child(X: np.ndarray, strategies: np.ndarray, k: int) -> dict:
     """Runs in a fresh process, so that its peak memory is that of k-medoids (plus imports and data)."""
     sys.path.insert(0, str(ROOT))
     from rulelearn.learners import EMDKMedoids
-    from rulelearn.learners.l1 import l1_pairwise
     from rulelearn.learners.kmedoids import AUTO_BUILD_MAX
+    from rulelearn.learners.l1 import l1_pairwise
 
     EMDKMedoids(2, random_state=0).fit(X[:100], strategies[:100])  # compile
     with Timer() as t_matrix:
@@ -161,8 +161,8 @@ def bench_trees(family, cols, n_train: int, n_test: int, depths, numbers, sk_dep
     from sklearn.tree import DecisionTreeRegressor
 
     from rulelearn.features.distance import output_emd
-    from rulelearn.learners import StrategyTree
     from rulelearn.features.representations import REPRESENTATIONS
+    from rulelearn.learners import StrategyTree
 
     ranges, strategies = family.ranges(cols), family.strategies(cols)
     tr, te = slice(0, n_train), slice(n_train, n_train + n_test)

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -93,7 +93,7 @@ def supports_group_optimum(family) -> bool:
 #: Registered families: name -> "module:attribute".
 FAMILIES = {
     "betgame": "games.betgame.family:BetGameFamily",
-    "hunl_river": "hunl.family:HoldemRiverFamily",
+    "hunl_river": "hunl.distill.family:HoldemRiverFamily",
 }
 
 

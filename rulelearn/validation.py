@@ -85,10 +85,6 @@ def check_shape(arr: np.ndarray, name: str, shape: tuple, what: str = "") -> Non
 def _int_rule(minimum, maximum, allow_none: bool) -> str:
     if maximum is not None:
         rule = f"an integer in {minimum}..{maximum}" if minimum is not None else f"an integer <= {maximum}"
-    elif minimum == 1:
-        rule = "a positive integer"
-    elif minimum == 0:
-        rule = "a non-negative integer"
     elif minimum is not None:
         rule = f"an integer >= {minimum}"
     else:
@@ -123,8 +119,8 @@ def check_int(name: str, value, minimum: int | None = None, maximum: int | None 
     TypeError
         With ``strict_type``, if ``value`` is not of an integer type.
     ValueError
-        Otherwise, if ``value`` is not an integer or lies outside the bounds: ``"<name> must be a positive
-        integer, got 0"``.
+        Otherwise, if ``value`` is not an integer or lies outside the bounds: ``"<name> must be an integer >= 1,
+        got 0"``.
     """
     if value is None and allow_none:
         return None

@@ -1,8 +1,10 @@
 """Render the numbers of a ``scripts/hunl_pipeline.py`` run into ``docs/HUNL.md`` (marked values and tables).
 
-Usage (the pipeline calls :func:`render_doc`; to re-render from a saved run)::
+Usage (the pipeline renders the doc itself with ``--doc``; this re-renders it from a saved run)::
 
     python scripts/hunl_report.py data/hunl/results.json
+
+The rendering is :func:`hunl.distill.report.render_doc`.
 """
 
 from __future__ import annotations
@@ -11,94 +13,21 @@ import json
 import sys
 from pathlib import Path
 
+from hunl.distill.report import render_doc
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from rulelearn.report.docblocks import render  # noqa: E402
 
 
-def _table(header, rows) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
-
-
-def _pct(x) -> str:
-    return "n/a" if x is None or x != x else f"{100 * x:.0f}%"
-
-
-def values_and_blocks(res: dict) -> tuple[dict, dict]:
-    """The doc's marked values and tables from a run's ``results.json``."""
-    d = res["depth"]
-    head = res["head"]
-    mean_head = next(r for r in res["frontier"] if r["depth"] == d)
-    best = res["baselines"][res["best_baseline"]]
-    v = {
-        "n_endgames": f"{res['n_endgames']:,}", "n_train": f"{res['n_train']:,}", "n_test": f"{res['n_test']:,}",
-        "decisions": f"{res['decisions']:,}", "dcfr_pct_pot": f"{res['dcfr_pct_pot']:.3f}",
-        "dcfr_iterations": f"{res['dcfr_iterations_mean']:.0f}", "solve_s": f"{res['solve_seconds_mean']:.2f}",
-        "depth": str(d), "head_pct": f"{head['exploitability_pct_pot']:.2f}", "head_sd": f"{head['sd']:.2f}",
-        "head_sem": f"{head['sem']:.2f}", "head_mbb": f"{head['exploitability_mbb']:,.0f}",
-        "head_rules": str(head["n_rules"]), "head_ev": f"{head['ev_pct_pot']:.2f}",
-        "head_leaves": head["leaves"], "mean_head_pct": f"{mean_head['exploitability_pct_pot']:.2f}",
-        "mean_head_sd": f"{mean_head['sd']:.2f}",
-        "best_baseline": res["best_baseline"], "best_pct": f"{best['exploitability_pct_pot']:.2f}",
-        "ratio": f"{res['ratio_to_best_baseline']:.3f}",
-        "total_min": f"{sum(res['stages'].values()) / 60:.1f}",
-    }
-    b = {}
-    rows = [(f"depth {r['depth']}, {r['leaves']} leaves", r["n_rules"],
-             f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}", f"{r['median_pct_pot']:.2f}",
-             f"{r['exploitability_mbb']:,.0f}", f"{r['ev_pct_pot']:.2f}", f"{r['ev_mbb']:,.0f}")
-            for r in res["frontier"] + res.get("optimal_frontier", [])]
-    rows += [(name, "-", f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}", f"{s['median_pct_pot']:.2f}",
-              f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}", f"{s['ev_mbb']:,.0f}")
-             for name, s in res["baselines"].items()]
-    b["frontier"] = _table(["policy", "rules", "exploitability, % pot (mean ± sd)", "median, % pot",
-                            "mbb/g", "EV vs DCFR, % pot", "EV vs DCFR, mbb/g"], rows)
-    lines = []
-    for key, rules in res["rules_text"].items():
-        lines.append(f"**{key}** ({len(rules)} rules with at least 2% of the decisions, most covered first)\n")
-        lines.append("```")
-        lines.extend(rules[:12])
-        if len(rules) > 12:
-            lines.append(f"... {len(rules) - 12} more")
-        lines.append("```\n")
-    b["rules"] = "\n".join(lines)
-    fr = res["rules"]["fundamental"]
-    b["fundamental"] = _table(["rule", "statement", "coverage", "agreement", "cost, % pot (mean ± sd)"],
-                              [(r["name"], r["text"], _pct(r["coverage"]), _pct(r["agreement"]),
-                                f"{r['cost_pct_pot']:.3f} ± {r['cost_sd']:.3f}") for r in fr])
-    tl = []
-    for key, lst in res["rules"]["tree"].items():
-        for r in lst:
-            tl.append((r["text"], _pct(r["coverage"]), _pct(r["agreement"]),
-                       f"{r['cost_pct_pot']:.3f} ± {r['cost_sd']:.3f}"))
-    b["tree_rules"] = _table(["rule (depth-" + str(res.get("rule_depth", 3)) + " tree leaf)", "coverage",
-                              "agreement", "cost, % pot"], tl)
-    if res["libratus"]:
-        lr = []
-        for r in res["libratus"]:
-            for name, p in r["policies"].items():
-                lr.append((r["endgame"], r["street"], f"{r['dcfr_pct_pot']:.3f}% ({r['dcfr_iterations']} it)", name,
-                           f"{p['exploitability_pct_pot']:.2f}", f"{p['exploitability_mbb']:,.0f}",
-                           f"{p['ev_pct_pot']:.2f}", f"{p['ev_mbb']:,.0f}"))
-        b["libratus"] = _table(["endgame", "street", "DCFR solution", "policy", "exploitability, % pot", "mbb/g",
-                                "EV vs DCFR, % pot", "EV vs DCFR, mbb/g"], lr)
-    else:
-        b["libratus"] = "(not run: pass `--libratus`)\n"
-    b["stages"] = _table(["stage", "wall time"], [(k, f"{s:.0f} s") for k, s in res["stages"].items()])
-    return v, b
-
-
-def render_doc(doc: str, res: dict, args=None) -> str:
-    """``doc`` with its marked values and tables replaced by this run's."""
-    v, b = values_and_blocks(res)
-    v["command"] = res.get("command", "python scripts/hunl_pipeline.py")
-    return render(doc, v, b)
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    res = json.loads(Path(args[0]).read_text())
+    path = ROOT / "docs" / "HUNL.md"  # the pipeline writes docs/hunl_results.json beside it
+    path.write_text(render_doc(path.read_text(), res))
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    res = json.loads(Path(sys.argv[1]).read_text())
-    path = ROOT / "docs" / "HUNL.md"  # the pipeline writes docs/hunl_results.json beside it
-    path.write_text(render_doc(path.read_text(), res))
+    sys.exit(main())

@@ -7,11 +7,11 @@ Usage::
                                  [--check-every K] [--raise-cap R] [--dtype {float32,float64}] [--out DIR]
                                  [--full-json] [--no-plot] [--json] [--quiet]
 
-SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.spot`, ``examples/spots/README.md``), a
+SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.solver.spot`, ``examples/spots/README.md``), a
 Libratus endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]``
 section. Writes ``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless
 ``--full-json``), ``summary.json`` and ``first_decision.png`` to ``--out`` (default
-``data/spots/<spot name>/``); see :mod:`hunl.output`. Progress goes to stderr; ``--json`` prints exactly one
+``data/spots/<spot name>/``); see :mod:`hunl.solver.output`. Progress goes to stderr; ``--json`` prints exactly one
 JSON object on stdout.
 
 Examples::
@@ -23,12 +23,10 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import sys
 from pathlib import Path
-
 
 _OPTION_OF_FIELD = {"solver.max_iterations": "--iterations", "solver.target_pct_pot": "--target-pct-pot",
                     "solver.check_every": "--check-every", "bet_sizes.raise_cap": "--raise-cap"}
@@ -70,9 +68,9 @@ def _finite(obj):
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
-    from hunl.output import write_outputs
-    from hunl.solver import solve_endgame
-    from hunl.spot import load_spot
+    from hunl.solver.output import write_outputs
+    from hunl.solver.solve import solve_endgame
+    from hunl.solver.spot import load_spot
 
     def say(msg: str) -> None:
         if not args.quiet:
@@ -85,7 +83,7 @@ def main(argv=None) -> int:
                    "raise_cap": args.raise_cap}
         changes = {k: v for k, v in options.items() if v is not None}
         try:
-            spot = dataclasses.replace(spot, **changes)
+            spot = spot.replace(**changes)
         except ValueError as exc:                 # name the option, not the spot field it overrides
             msg = str(exc)
             for field, option in _OPTION_OF_FIELD.items():
@@ -97,9 +95,7 @@ def main(argv=None) -> int:
                 say(f"  ranges.{key}: {removed} combo(s) of {text!r} hold a board card and are not dealt")
         game = spot.game(dtype=args.dtype)
         say(f"game {game.describe()}")
-        solution = solve_endgame(game, algorithm=spot.algorithm, iterations=spot.max_iterations,
-                                 target_pct_pot=spot.target_pct_pot, check_every=spot.check_every,
-                                 progress=not args.quiet)
+        solution = solve_endgame(game, spot.solver, progress=not args.quiet)
         out_dir = Path(args.out) if args.out else Path("data") / "spots" / spot.name
         files = write_outputs(solution, out_dir, spot=spot, full_json=args.full_json, plot=not args.no_plot)
     except (ValueError, TypeError, FileNotFoundError) as exc:

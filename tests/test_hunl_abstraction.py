@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from hunl import abstraction
-from hunl.abstraction import CardAbstraction, EncodingError, bucket_means, encoding_error, kmeans_1d
-from hunl.cards import COMBO_CARDS, COMBO_INDEX, NUM_COMBOS, board_conflicts, parse_cards
-from hunl.features import ehs, ehs2, river_hand_strengths
+from hunl.distill import abstraction
+from hunl.distill.abstraction import CardAbstraction, EncodingError, bucket_means, encoding_error, kmeans_1d
+from hunl.distill.features import ehs, ehs2, river_hand_strengths
+from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, NUM_COMBOS, board_conflicts, parse_cards
 
 TURN = "Ks7d2c4h"
 FLUSHY_TURN = "9h8h2h4c"

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hunl import cards
-from hunl.cards import (
+from hunl.poker import cards
+from hunl.poker.cards import (
     CARD_COMBOS,
     CLASS_SIZES,
     COMBO_CARDS,

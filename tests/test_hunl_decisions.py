@@ -5,12 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hunl.cards import COMBO_CARDS
-from hunl.decisions import RIVER_FEATURES, STRONG_EQUITY, DecisionContext, node_features, reach_probabilities
-from hunl.distill import CheckCall, UniformRandom, play
-from hunl.evaluator import evaluate7
-from hunl.game import HoldemEndgame
-from hunl.tree import BetSizes
+from hunl.distill.decisions import (
+    RIVER_FEATURES,
+    STRONG_EQUITY,
+    DecisionContext,
+    node_features,
+    reach_probabilities,
+)
+from hunl.distill.policy import CheckCall, UniformRandom, play
+from hunl.poker.cards import COMBO_CARDS
+from hunl.poker.evaluator import evaluate7
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import BetSizes
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 

@@ -10,14 +10,20 @@ from hypothesis import strategies as st
 from games.core.best_response import expected_value, exploitability
 from games.core.policy import Policy
 from games.core.tree import DECISION
-from hunl.actions import N_CLASSES, actions_to_classes, classes_to_actions, edge_classes
-from hunl.decisions import (RIVER_FEATURES, TURN_FEATURES, DecisionContext, decision_rows, node_features,
-                            reach_probabilities)
-from hunl.distill import CheckCall, DistilledPolicy, EquityThreshold, UniformRandom, play
-from hunl.evaluate import evaluate_policy, seat_mix
-from hunl.game import HoldemEndgame
-from hunl.solver import solve_endgame
-from hunl.tree import BetSizes
+from hunl.distill.actions import N_CLASSES, actions_to_classes, classes_to_actions, edge_classes
+from hunl.distill.cost import evaluate_policy, seat_mix
+from hunl.distill.decisions import (
+    RIVER_FEATURES,
+    TURN_FEATURES,
+    DecisionContext,
+    decision_rows,
+    node_features,
+    reach_probabilities,
+)
+from hunl.distill.policy import CheckCall, DistilledPolicy, EquityThreshold, UniformRandom, play
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 
@@ -119,7 +125,7 @@ def test_decision_rows_hold_the_strategy_and_the_features(river):
     expect = actions_to_classes(probs[kids.start:kids.stop, h].T, member)
     assert np.allclose(rows.Y[root], expect, atol=1e-6)
     # features at the root: equity against player 2's full range
-    from hunl import features as F
+    from hunl.distill import features as F
 
     w2 = np.zeros(1326)
     w2[g.combos[1]] = g.weights[1, g.combos[1]]

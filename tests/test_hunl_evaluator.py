@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from hunl import evaluator
-from hunl.cards import COMBO_CARDS, parse_cards
-from hunl.evaluator import (
+from hunl.poker import evaluator
+from hunl.poker.cards import COMBO_CARDS, parse_cards
+from hunl.poker.evaluator import (
     HAND_CATEGORIES,
     NO_HAND,
     NUM_STRENGTHS,

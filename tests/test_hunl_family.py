@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from games.core import Policy, best_response
 from games.core import exploitability as core_exploitability
-from hunl.cards import board_conflicts
-from hunl.family import HoldemRiverFamily, combo_policy, edge_policy
-from hunl.solver import solve_endgame
+from hunl.distill.family import HoldemRiverFamily, combo_policy, edge_policy
+from hunl.poker.cards import board_conflicts
+from hunl.solver.solve import solve_endgame
 from rulelearn.cli import build_parser
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.family import FAMILIES, GameFamily, load_family
@@ -35,7 +35,7 @@ def columns(family):
 
 
 def test_registered_and_protocol(family):
-    assert FAMILIES["hunl_river"] == "hunl.family:HoldemRiverFamily"
+    assert FAMILIES["hunl_river"] == "hunl.distill.family:HoldemRiverFamily"
     assert isinstance(family, GameFamily) and family.name == "hunl_river"
     assert load_family("hunl_river", **family.params()) == family
     assert family.action_labels == ["check", "bet 0.5 pot", "bet 1 pot", "all-in"]

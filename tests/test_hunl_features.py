@@ -10,18 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hunl import features
-from hunl.cards import (
-    CARD_COMBOS,
-    COMBO_CARDS,
-    COMBO_INDEX,
-    NUM_COMBOS,
-    board_conflicts,
-    combo_index,
-    parse_cards,
-)
-from hunl.evaluator import evaluate7
-from hunl.features import (
+from hunl.distill import features
+from hunl.distill.features import (
     ehs,
     ehs2,
     equity,
@@ -30,6 +20,16 @@ from hunl.features import (
     range_percentile,
     river_hand_strengths,
 )
+from hunl.poker.cards import (
+    CARD_COMBOS,
+    COMBO_CARDS,
+    COMBO_INDEX,
+    NUM_COMBOS,
+    board_conflicts,
+    combo_index,
+    parse_cards,
+)
+from hunl.poker.evaluator import evaluate7
 
 TOL = 1e-10
 

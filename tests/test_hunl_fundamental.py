@@ -1,4 +1,4 @@
-"""HUNL rules: coverage, agreement and cost in solved endgames; the pipeline's parallel steps."""
+"""HUNL rules: coverage, mass, agreement and cost in solved endgames; the pipeline's parallel steps."""
 
 from __future__ import annotations
 
@@ -7,13 +7,20 @@ import pytest
 
 from games.core.best_response import exploitability
 from games.core.tree import DECISION
-from hunl.actions import actions_to_classes
-from hunl.decisions import TURN_FEATURES, DecisionContext
-from hunl.distill import DistilledPolicy
-from hunl.fundamental import RULE_80_20, RULE_ALL_IN, HoldemRule, SolvedEndgame, rule_statistics, rules_from_tree
-from hunl.game import HoldemEndgame
-from hunl.solver import solve_endgame
-from hunl.tree import BetSizes
+from hunl.distill.actions import actions_to_classes
+from hunl.distill.decisions import TURN_FEATURES, DecisionContext
+from hunl.distill.fundamental import (
+    RULE_80_20,
+    RULE_ALL_IN,
+    HoldemRule,
+    SolvedEndgame,
+    rule_statistics,
+    rules_from_tree,
+)
+from hunl.distill.policy import DistilledPolicy
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
 from rulelearn.rules.conditions import Condition
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
@@ -60,23 +67,24 @@ def test_rule_statistics_match_a_direct_computation(solved):
         ex = exploitability(e.game, probs).exploitability
         costs.append(100 * (ex - e.exploitability_chips) / e.game.pot)
     assert s.coverage == pytest.approx(covered / mass)
-    assert s.agreement == pytest.approx(agree / covered, rel=1e-5)
-    assert s.cost_pct_pot == pytest.approx(np.mean(costs))
+    assert s.mass == pytest.approx(agree / covered, rel=1e-5)
+    assert s.weighting == "probability" and 0 <= s.agreement <= 1
+    assert s.cost == pytest.approx(np.mean(costs))
     assert s.cost_spread == pytest.approx(np.std(costs))
-    assert 0 < s.coverage < 1 and 0 <= s.agreement <= 1
-    assert s.cost_pct_pot >= -1e-6  # deviating from an equilibrium never lowers exploitability (up to DCFR slack)
+    assert 0 < s.coverage < 1 and 0 <= s.mass <= 1
+    assert s.cost >= -1e-6  # deviating from an equilibrium never lowers exploitability (up to DCFR slack)
 
 
 def test_a_rule_that_never_applies(solved):
     never = HoldemRule("never", 5, False, (Condition(0, "equity", 2.0, None),), np.array([1.0, 0, 0, 0]))
     s = rule_statistics(never, solved)
-    assert s.coverage == 0 and np.isnan(s.agreement) and s.cost_pct_pot == 0
+    assert s.coverage == 0 and np.isnan(s.agreement) and np.isnan(s.mass) and s.cost == 0
     with pytest.raises(ValueError, match="endgames"):
         rule_statistics(never, [])
 
 
 def test_rules_from_tree_partition_the_tree(solved):
-    from hunl.distill import concat_rows
+    from hunl.distill.policy import concat_rows
 
     rows = concat_rows(e.rows for e in solved)
     model = DistilledPolicy(max_depth=2, n_samples=4000, min_samples_leaf=10).fit(rows)
@@ -93,10 +101,10 @@ def test_rules_from_tree_partition_the_tree(solved):
 
 def test_pipeline_steps_agree_with_direct_calls(solved, tmp_path):
     """hunl.pipeline on a tiny stored database equals decision_rows / evaluate_policy called directly."""
-    from hunl.evaluate import evaluate_policy
-    from hunl.distill import CheckCall, play
-    from hunl.family import HoldemRiverFamily
-    from hunl.pipeline import collect_rows, evaluate_task, rows_task, score_policies
+    from hunl.distill.cost import evaluate_policy
+    from hunl.distill.family import HoldemRiverFamily
+    from hunl.distill.pipeline import collect_rows, evaluate_task, rows_task, score_policies
+    from hunl.distill.policy import CheckCall, play
     from rulelearn.data.database import SolutionDatabase
     from rulelearn.data.executors import SerialExecutor
 
@@ -117,7 +125,7 @@ def test_pipeline_steps_agree_with_direct_calls(solved, tmp_path):
     assert scores.exploitability_pct_pot[0, 0] == pytest.approx(e.exploitability_pct_pot)
     assert scores.ev_mbb[0, 0] == pytest.approx(e.ev_mbb)
     # the rows of the first endgame come first, and hold the stored policy summed by class
-    from hunl.decisions import decision_rows
+    from hunl.distill.decisions import decision_rows
 
     r0 = decision_rows(g, fam.policy_array(cols, 0, g))
     k = r0.weight.size

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from games.core import Policy, check_game, exploitability, solve_cfr, solve_lp
 from games.core import _kernels as K
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game
-from hunl.cards import COMBO_CARDS, COMBO_INDEX, parse_cards
-from hunl.game import HoldemEndgame
-from hunl.solver import solve_endgame
-from hunl.tree import BetSizes
+from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, parse_cards
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
 
 SMALL = BetSizes(bets=(0.5, 1.0), raises=(1.0,), all_in=True)
 RIVER = "Ks7d2c4h9s"

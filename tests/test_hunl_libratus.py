@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hunl import libratus
-from hunl.cards import COMBO_LABELS, board_conflicts, card_mask, format_cards, parse_card
-from hunl.libratus import ENDGAMES, ENV_VAR, LibratusEndgame, endgame_dir, load_endgame, save_endgame
+from hunl.poker.cards import COMBO_LABELS, board_conflicts, card_mask, format_cards, parse_card
+from hunl.solver import libratus
+from hunl.solver.libratus import ENDGAMES, ENV_VAR, LibratusEndgame, endgame_dir, load_endgame, save_endgame
 
 # The table of data/libratus_endgames/README.md (Brown & Sandholm 2019 endgames, DDCFR repository).
 PUBLISHED = {

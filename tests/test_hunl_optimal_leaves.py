@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hunl.decisions import decision_rows
-from hunl.distill import DistilledPolicy, concat_rows, play
-from hunl.evaluate import evaluate_policy
-from hunl.game import HoldemEndgame
-from hunl.optimal_leaves import endgame_leaves, optimise_leaves
-from hunl.solver import solve_endgame
-from hunl.tree import BetSizes
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.decisions import decision_rows
+from hunl.distill.optimal_leaves import endgame_leaves, optimise_leaves
+from hunl.distill.policy import DistilledPolicy, concat_rows, play
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 

@@ -11,10 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.core import Policy
-from hunl.cards import COMBO_CARDS, HAND_CLASS, board_conflicts
-from hunl.evaluator import evaluate7
-from hunl.game import HoldemEndgame
-from hunl.random_endgames import (
+from hunl.distill.sampler import (
     BAYES_SIZES,
     RIVER_SIZES,
     EndgameSampler,
@@ -24,7 +21,10 @@ from hunl.random_endgames import (
     min_spr,
     strength_percentile,
 )
-from hunl.tree import LIBRATUS_SIZES, BetSizes, TreeConfig, build_tree
+from hunl.poker.cards import COMBO_CARDS, HAND_CLASS, board_conflicts
+from hunl.poker.evaluator import evaluate7
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, TreeConfig, build_tree
 
 #: No "bayes" (no turn solve): cheap samples for property tests.
 FAST = EndgameSampler(range_models=("preflop", "strength"))
@@ -262,7 +262,7 @@ def test_bet_sizes_that_never_collapse_pass():
 def test_docstring_examples():
     import doctest
 
-    import hunl.random_endgames as module
+    import hunl.distill.sampler as module
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hunl import ranges
-from hunl.cards import COMBO_LABELS, HAND_CLASS, board_conflicts, class_combos
-from hunl.ranges import check_range, format_range, parse_range
+from hunl.poker import ranges
+from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, board_conflicts, class_combos
+from hunl.poker.ranges import check_range, format_range, parse_range
 
 RANK_CHARS = "23456789TJQKA"
 
@@ -38,7 +38,7 @@ def reference_union(*labels):
 
 @pytest.mark.parametrize("cell", range(0, 169, 7))
 def test_single_classes_match_reference(cell):
-    from hunl.cards import hand_class_label
+    from hunl.poker.cards import hand_class_label
     label = hand_class_label(cell)
     assert np.array_equal(parse_range(label), reference_class(label))
     if len(label) == 3:

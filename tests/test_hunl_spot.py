@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hunl.cards import COMBO_CARDS, board_conflicts, card_mask, format_cards, parse_cards, parse_combo
-from hunl.libratus import ENV_VAR, endgame_dir, load_endgame
-from hunl.ranges import parse_range
-from hunl.spot import UNCAPPED, Spot, load_spot, parse_spot, spot_from_endgame
-from hunl.tree import LIBRATUS_SIZES, BetSizes
+from hunl.poker.cards import COMBO_CARDS, board_conflicts, card_mask, format_cards, parse_cards, parse_combo
+from hunl.poker.ranges import parse_range
+from hunl.solver.libratus import ENV_VAR, endgame_dir, load_endgame
+from hunl.solver.spot import UNCAPPED, Spot, load_spot, parse_spot, spot_from_endgame
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "spots"
@@ -176,7 +176,7 @@ def test_defaults(tmp_path):
 
 
 def test_game_matches_direct_construction():
-    from hunl.game import HoldemEndgame
+    from hunl.solver.game import HoldemEndgame
 
     spot = load_spot(EXAMPLES / "river_small.toml")
     game = spot.game(dtype="float64", raise_cap=1)
@@ -365,7 +365,7 @@ def test_spot_constructor_validates():
     with pytest.raises(ValueError, match="ranges.ip is empty"):
         dataclasses.replace(ok, ranges=np.stack([ranges[0], np.zeros(1326)]))
     with pytest.raises(ValueError, match="solver.max_iterations"):
-        dataclasses.replace(ok, max_iterations=2.5)
+        ok.replace(max_iterations=2.5)
     with pytest.raises(ValueError, match="bet_sizes.raise_cap"):
         dataclasses.replace(ok, raise_cap=True)
 

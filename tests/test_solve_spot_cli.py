@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from games.core.tree import DECISION
-from hunl.cards import COMBO_CARDS, COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, NUM_COMBOS, parse_combo
-from hunl.libratus import ENV_VAR
-from hunl.output import first_decision_figure, strategy_frame, write_outputs, write_strategy_json
-from hunl.solver import solve_endgame
-from hunl.spot import parse_spot
+from hunl.poker.cards import COMBO_CARDS, COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, NUM_COMBOS, parse_combo
+from hunl.solver.libratus import ENV_VAR
+from hunl.solver.output import first_decision_figure, strategy_frame, write_outputs, write_strategy_json
+from hunl.solver.solve import solve_endgame
+from hunl.solver.spot import parse_spot
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "solve_spot.py"
@@ -205,7 +205,7 @@ def test_parquet_matches_node_strategy_river(tmp_path, river_solution):
 
 
 def test_parquet_matches_node_strategy_turn_small_row_groups(tmp_path, turn_solution):
-    from hunl.output import write_strategy_parquet
+    from hunl.solver.output import write_strategy_parquet
 
     path = write_strategy_parquet(turn_solution, tmp_path / "s.parquet", rows_per_group=500)
     import pyarrow.parquet as pq

@@ -12,8 +12,8 @@ from games.betgame.best_response import (
     Player2BestResponse,
     expected_payoff,
     nash_conv,
-    player1_exploitability,
     player1_best_response,
+    player1_exploitability,
     player2_best_response,
 )
 from games.betgame.lp import VERIFY_TOLERANCE, BetGameSolution, solve, solve_many

@@ -2,7 +2,7 @@
 
 For games whose private hands are two cards drawn from one deck, dealt independently from two ranges (priors)
 up to card removal, with showdowns decided by a hand rank per board -- hold'em endgames
-(:class:`hunl.game.HoldemEndgame`). It replaces the dense ``H1 x H2`` payoff matrices of
+(:class:`hunl.solver.game.HoldemEndgame`). It replaces the dense ``H1 x H2`` payoff matrices of
 :func:`games.core._kernels.dense_terminal`.
 
 At a terminal node on board ``b`` the counterfactual value of player ``p``'s hand ``i`` given the opponent's
@@ -140,7 +140,7 @@ def empty_ranked_data(n_nodes: int = 1, n_boards: int = 1, max_hands: int = 1) -
 
     The sorted copies make the showdown sweeps read memory in order (one gather of the opponent's reach).
 
-    Games fill it (:meth:`hunl.game.HoldemEndgame.compiled_terminal`); the dense evaluator's games pass this
+    Games fill it (:meth:`hunl.solver.game.HoldemEndgame.compiled_terminal`); the dense evaluator's games pass this
     empty one as the unused half of the terminal spec.
     """
     n, b, h = int(n_nodes), int(n_boards), int(max_hands)

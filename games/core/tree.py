@@ -391,16 +391,16 @@ class Game:
 
     def compiled_terminal(self) -> tuple:
         """The terminal evaluator the compiled solvers use (CFR, best response): a spec
-        ``(kind, dense_data, ranked_data)`` built by :func:`games.core._kernels.dense_spec` or
-        :func:`games.core._kernels.ranked_spec`.
+        ``(kind, dense_data, ranked_data)`` built by :func:`games.core.evaluation.dense_terminal` or
+        :func:`games.core.evaluation.ranked_showdown_terminal`.
 
         The default is the dense evaluator over :meth:`terminal_payoffs`. Games with thousands of hands (hold'em)
         return the ranked showdown (:mod:`games.core.showdown`) and never build ``H1 x H2`` matrices. Either way
         the evaluator computes what :meth:`values` does, for all hands of one player at once.
         """
-        from games.core._kernels import dense_spec
+        from games.core.evaluation import dense_terminal
 
-        return dense_spec(*self.terminal_payoffs())
+        return dense_terminal(*self.terminal_payoffs())
 
     def terminal_matrix(self, node: int) -> np.ndarray:
         """``deal[b] * u1(node, i, j)``, shape ``(H1, H2)``: the chance-weighted payoff to player 1 (chips).

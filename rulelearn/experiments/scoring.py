@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-
 from sklearn.metrics import r2_score
 
 from rulelearn.data.splits import SolvedGames

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rulelearn.data.distributions import pmf_to_cdf, random_simplex
 from rulelearn.features.distance import (
     input_embedding,
     input_emd,
@@ -14,7 +15,6 @@ from rulelearn.features.distance import (
     pairwise_input_emd,
     pairwise_output_emd,
 )
-from rulelearn.data.distributions import pmf_to_cdf, random_simplex
 
 
 def algorithm1_literal(X, Xh, n, d):

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
 
-from rulelearn.features.distance import output_emd, pairwise_input_emd
 from rulelearn.data.distributions import marginals, pmf_to_cdf, random_deal
+from rulelearn.features.distance import output_emd, pairwise_input_emd
+from rulelearn.features.representations import Representation
 from rulelearn.learners import (
     ClusterThenTree,
     EMDKMedoids,
@@ -17,7 +18,6 @@ from rulelearn.learners import (
     StrategyTree,
 )
 from rulelearn.learners.model import StrategyModel
-from rulelearn.features.representations import Representation
 from rulelearn.rules.conditions import Condition, extract_rules
 from rulelearn.rules.formatting import describe_action_mix, describe_strategy
 

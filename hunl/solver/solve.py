@@ -1,7 +1,7 @@
 """Solve a HUNL endgame with the CFR family of the solver core and report it in poker units.
 
 :func:`solve_endgame` runs Discounted CFR (Brown & Sandholm 2019; Bertsimas & Paskov 2022, Section 2.3) or CFR+
-(Tammelin 2014; Bowling et al. 2015) -- :func:`games.core.solve_cfr` on a :class:`hunl.game.HoldemEndgame` -- and
+(Tammelin 2014; Bowling et al. 2015) -- :func:`games.core.solve_cfr` on a :class:`hunl.solver.game.HoldemEndgame` -- and
 returns an :class:`EndgameSolution` with the exploitability in chips, percent of the pot, big blinds per hand and
 milli-big-blinds per game (mbb/g; Bowling et al. 2015), after checking the memory estimate first.
 
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.core.cfr import CFRResult, solve_cfr
-from hunl.game import HoldemEndgame
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.settings import SolverSettings
 
 __all__ = ["EndgameSolution", "available_memory_mb", "peak_memory_mb", "solve_endgame"]
 
@@ -58,7 +59,7 @@ class EndgameSolution:
         The same in milli-big-blinds per game (mbb/g).
     value_chips : float
         Player 1's (out of position) expected payoff under the policy, chips, counting the chips both players
-        put in before the endgame (see :mod:`hunl.tree`).
+        put in before the endgame (see :mod:`hunl.solver.tree`).
     iterations : int
     seconds : float
         Wall time of the solve (exploitability checks included), seconds.
@@ -116,12 +117,12 @@ class EndgameSolution:
 
 
 def _board_text(game: HoldemEndgame) -> str:
-    from hunl.cards import format_card
+    from hunl.poker.cards import format_card
 
     return "".join(format_card(c) for c in game.board)
 
 
-def solve_endgame(game: HoldemEndgame, algorithm: str = "dcfr", iterations: int = 1000,
+def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr", iterations: int = 1000,
                   target_pct_pot: float | None = None, check_every: int | None = None, progress: bool = False,
                   max_memory_mb: float | None = None) -> EndgameSolution:
     """Solve an endgame with DCFR or CFR+ until ``iterations`` or an exploitability target.
@@ -129,9 +130,9 @@ def solve_endgame(game: HoldemEndgame, algorithm: str = "dcfr", iterations: int 
     Parameters
     ----------
     game : HoldemEndgame
-    algorithm : {"dcfr", "cfr+", "cfr"}, default "dcfr"
-        DCFR uses alpha = 1.5, beta = 0, gamma = 2 (Brown & Sandholm 2019); CFR+ uses regret matching+,
-        alternating updates and linear averaging.
+    algorithm : {"dcfr", "cfr+", "cfr"} or SolverSettings, default "dcfr"
+        The algorithm, or all the settings at once (then ``iterations``, ``target_pct_pot`` and ``check_every``
+        are ignored); see :class:`~hunl.solver.settings.SolverSettings`.
     iterations : int, default 1000
         Maximum number of iterations.
     target_pct_pot : float, optional
@@ -154,22 +155,19 @@ def solve_endgame(game: HoldemEndgame, algorithm: str = "dcfr", iterations: int 
     ValueError
         Unknown algorithm, ``iterations < 1``, a negative target, or a memory estimate above the limit.
     """
-    if target_pct_pot is not None:
-        target_pct_pot = float(target_pct_pot)
-        if not np.isfinite(target_pct_pot) or target_pct_pot < 0:
-            raise ValueError(f"target_pct_pot must be a percentage >= 0, got {target_pct_pot!r}")
-    if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if isinstance(algorithm, SolverSettings):
+        settings = algorithm
+    else:
+        settings = SolverSettings(algorithm, iterations, target_pct_pot, check_every)
     estimate = game.memory_estimate() / 2**20
     limit = 0.9 * available_memory_mb() if max_memory_mb is None else float(max_memory_mb)
     if estimate > limit:
         raise ValueError(f"solving needs about {estimate:,.0f} MiB, above the limit of {limit:,.0f} MiB; use a "
                          "smaller bet abstraction, a lower raise_cap or fewer hands")
-    if check_every is None:
-        check_every = int(min(max(1, iterations // 20), 10 if target_pct_pot is not None else iterations))
+    target_pct_pot = settings.target_pct_pot
     target = None if target_pct_pot is None else target_pct_pot / 100.0 * game.pot
-    result = solve_cfr(game, algorithm, iterations=int(iterations), target=target, check_every=int(check_every),
-                       progress=progress)
+    result = solve_cfr(game, settings.algorithm, iterations=settings.max_iterations, target=target,
+                       check_every=settings.check_every_for_run(), progress=progress)
     ex = result.exploitability.exploitability
     return EndgameSolution(
         game=game,

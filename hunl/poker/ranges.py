@@ -1,7 +1,7 @@
 """Hand ranges: parse and print the range syntax of postflop solvers, and validate weight vectors.
 
 A range is a float64 vector of shape (1326,): the weight in [0, 1] of each combo (combo order of
-:mod:`hunl.cards`). The text syntax is that of PioSOLVER, GTO+ and postflop-solver: comma-separated tokens,
+:mod:`hunl.poker.cards`). The text syntax is that of PioSOLVER, GTO+ and postflop-solver: comma-separated tokens,
 each optionally followed by ``:w`` to give its combos the weight ``w`` in [0, 1] (default 1):
 
 ======================  ==========================================================================
@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from hunl.cards import (
+from hunl.poker.cards import (
     _RANK_OF_CHAR,
     COMBO_LABELS,
     HAND_CLASS,
@@ -159,7 +159,7 @@ def parse_range(text: str, board=None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of float64, shape (1326,)
-        The weight of each combo in [0, 1], combo order of :mod:`hunl.cards`.
+        The weight of each combo in [0, 1], combo order of :mod:`hunl.poker.cards`.
 
     Raises
     ------
@@ -173,7 +173,7 @@ def parse_range(text: str, board=None) -> np.ndarray:
     if not isinstance(text, str):
         raise TypeError(f"range text must be a string, got {type(text).__name__}")
     if not text.strip():
-        raise ValueError("range text is empty; write e.g. 'QQ+,AKs' (see hunl.ranges for the syntax)")
+        raise ValueError("range text is empty; write e.g. 'QQ+,AKs' (see hunl.poker.ranges for the syntax)")
     weights = np.zeros(NUM_COMBOS)
     for position, raw in enumerate(text.split(",")):
         token = raw.strip()

@@ -25,7 +25,8 @@ import numpy as np
 
 from games.core.tree import DECISION
 
-__all__ = ["N_CLASSES", "CLASS_LABELS", "SMALL_BET_MAX", "edge_classes", "class_matrix", "classes_to_actions",
+__all__ = ["N_CLASSES", "CLASS_LABELS", "SMALL_BET_MAX", "edge_classes", "class_matrix", "class_routing",
+           "classes_to_actions",
            "actions_to_classes"]
 
 #: Number of action classes.
@@ -41,7 +42,7 @@ def edge_classes(betting) -> np.ndarray:
 
     Parameters
     ----------
-    betting : hunl.tree.BettingTree
+    betting : hunl.solver.tree.BettingTree
 
     Returns
     -------
@@ -87,8 +88,9 @@ def class_matrix(betting, node: int, classes: np.ndarray | None = None) -> np.nd
     return m
 
 
-def _routing(member: np.ndarray) -> np.ndarray:
-    """``(4, n_actions)``: where each class's probability goes on a node whose actions have classes ``member``."""
+def class_routing(member: np.ndarray) -> np.ndarray:
+    """``(4, n_actions)``: where each class's probability goes on a node whose actions have classes ``member``
+    (evenly over the actions of the class, or to the nearest class the node has; see the module docstring)."""
     present = np.zeros(N_CLASSES, dtype=bool)
     present[member] = True
     avail = np.flatnonzero(present)
@@ -127,7 +129,7 @@ def classes_to_actions(class_probs, member) -> np.ndarray:
     p = np.asarray(class_probs, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] != N_CLASSES:
         raise ValueError(f"class_probs must have shape (m, {N_CLASSES}), got {p.shape}")
-    return p @ _routing(member)
+    return p @ class_routing(member)
 
 
 def actions_to_classes(action_probs, member) -> np.ndarray:

@@ -1,7 +1,7 @@
 """How much a policy costs inside a solved endgame: exploitability and expected value against the solution.
 
-:func:`evaluate_policy` scores a behaviour policy of a :class:`hunl.game.HoldemEndgame` (both players' strategies,
-e.g. :func:`hunl.distill.play` of a distilled policy) by
+:func:`evaluate_policy` scores a behaviour policy of a :class:`hunl.solver.game.HoldemEndgame` (both players' strategies,
+e.g. :func:`hunl.distill.policy.play` of a distilled policy) by
 
 * its exploitability: NashConv / 2, the mean over the two seats of what a best response of the opponent gains
   against it (:func:`games.core.exploitability`), and

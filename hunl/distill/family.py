@@ -1,7 +1,7 @@
 """Random HUNL river endgames solved by DCFR, as a :class:`rulelearn.family.GameFamily` (``"hunl_river"``).
 
-Endgame ``k`` of the stream ``seed`` is :meth:`hunl.random_endgames.EndgameSampler.sample` ``(seed, k)``; it is
-solved by :func:`hunl.solver.solve_endgame` (Discounted CFR by default, Brown & Sandholm 2019) until the
+Endgame ``k`` of the stream ``seed`` is :meth:`hunl.distill.sampler.EndgameSampler.sample` ``(seed, k)``; it is
+solved by :func:`hunl.solver.solve.solve_endgame` (Discounted CFR by default, Brown & Sandholm 2019) until the
 exploitability is at most ``target_pct_pot`` percent of the pot or ``iterations`` iterations have run, and its
 average strategy is stored in float16 in the combo layout described in :class:`HoldemRiverFamily`. Every stored
 figure (exploitability, value) is computed from the *stored* strategy (rounded to float16 and renormalised, as
@@ -11,22 +11,23 @@ own figure is kept beside them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.core.best_response import exploitability as core_exploitability
-from hunl.cards import COMBO_LABELS, NUM_COMBOS
-from hunl.game import HoldemEndgame
-from hunl.random_endgames import RIVER_SIZES, EndgameSampler
-from hunl.solver import solve_endgame
-from hunl.tree import BetSizes
-from rulelearn.validation import STRATEGY_ATOL
+from games.core import exploitability as core_exploitability
+from hunl.distill.sampler import EndgameSampler
+from hunl.poker.cards import COMBO_LABELS, NUM_COMBOS
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.settings import SolverSettings
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+from rulelearn.validation import STRATEGY_ATOL, check_int
 
-__all__ = ["HoldemRiverFamily", "combo_policy", "edge_policy"]
+__all__ = ["DEFAULT_SOLVER", "HoldemRiverFamily", "combo_policy", "edge_policy"]
 
 _ALGORITHMS = ("dcfr", "cfr+", "cfr")
 
@@ -106,30 +107,38 @@ def _bet_sizes(value) -> BetSizes:
     raise TypeError(f"bet_sizes must be a BetSizes or a mapping with bets/raises/all_in, got {value!r}")
 
 
-@dataclass(frozen=True)
+#: The solver settings of the family by default: DCFR to 0.1% of the pot, at most 1,000 iterations.
+DEFAULT_SOLVER = SolverSettings("dcfr", 1000, 0.1)
+#: Family parameters that set the solver (the names a database manifest records) -> SolverSettings fields.
+_SOLVER_PARAMS = {"iterations": "max_iterations", "target_pct_pot": "target_pct_pot", "algorithm": "algorithm"}
+_SAMPLER_PARAMS = tuple(f.name for f in dataclasses.fields(EndgameSampler) if f.init)
+
+
 class HoldemRiverFamily:
     """Random HUNL river (or turn) endgames solved by DCFR: the game family ``"hunl_river"``.
 
+    The family is its sampler and its solver settings. It is built from them, or from flat keyword parameters as a
+    database manifest records them (:meth:`params`), which replace fields of the defaults.
+
     Parameters
     ----------
-    street, pot, spr, range_models, sharpness, noise, bet_sizes, raise_cap, big_blind, max_combos, bayes_combos,
-    bayes_iterations
-        The :class:`hunl.random_endgames.EndgameSampler` parameters (``bet_sizes`` may be a mapping with ``bets``,
-        ``raises``, ``all_in``, as stored in a database manifest).
-    iterations : int, default 1000
-        Maximum solver iterations per endgame.
-    target_pct_pot : float, default 0.1
-        Stop at this exploitability (NashConv / 2) in percent of the starting pot; a game is ``verified`` when its
-        stored strategy is within it.
-    algorithm : {"dcfr", "cfr+", "cfr"}, default "dcfr"
+    sampler : EndgameSampler, optional
+        Which endgames (default ``EndgameSampler()``, random river endgames).
+    solver : SolverSettings, optional
+        How each is solved (default :data:`DEFAULT_SOLVER`). ``target_pct_pot`` must be set: a game is
+        ``verified`` when its stored strategy is within it.
+    **params
+        Fields of :class:`hunl.distill.sampler.EndgameSampler` (``street``, ``pot``, ``spr``, ``range_models``,
+        ...; ``bet_sizes`` may be a mapping with ``bets``, ``raises``, ``all_in``), and ``iterations`` (maximum
+        solver iterations per endgame), ``target_pct_pot`` (stop at this exploitability, NashConv / 2, in percent
+        of the starting pot) and ``algorithm`` (``"dcfr"``, ``"cfr+"`` or ``"cfr"``).
 
     Raises
     ------
     ValueError
-        On a bad sampler parameter, ``iterations`` not a positive integer, ``target_pct_pot`` not a positive
-        number, or an unknown ``algorithm``.
+        On a bad sampler or solver parameter, or a target that is not a positive percentage.
     TypeError
-        If ``bet_sizes`` is neither a :class:`hunl.tree.BetSizes` nor a mapping.
+        On an unknown parameter, or ``bet_sizes`` neither a :class:`hunl.solver.tree.BetSizes` nor a mapping.
 
     Notes
     -----
@@ -151,56 +160,62 @@ class HoldemRiverFamily:
 
     Pass ``family_params=family.params()`` to :meth:`rulelearn.data.database.SolutionDatabase.generate` so that
     ``SolutionDatabase.family()`` rebuilds this family rather than the defaults. ``street="turn"`` works
-    (e.g. with the parameters of :meth:`hunl.random_endgames.EndgameSampler.turn`), but its tree has about 8,000 nodes, so the
-    ``policy`` column takes about 22 MB per endgame: fine for tens of turn endgames, not for thousands.
+    (e.g. with the parameters of :meth:`hunl.distill.sampler.EndgameSampler.turn`), but its tree has about 8,000
+    nodes, so the ``policy`` column takes about 22 MB per endgame: fine for tens of turn endgames, not for
+    thousands.
     """
 
-    street: str = "river"
-    pot: tuple = (200.0, 4000.0)
-    spr: tuple = (1.5, 8.0)
-    range_models: tuple = (("preflop", 0.45), ("strength", 0.45), ("bayes", 0.1))
-    sharpness: tuple = (0.5, 2.5)
-    noise: tuple = (0.1, 0.8)
-    bet_sizes: BetSizes = RIVER_SIZES
-    raise_cap: int = 1
-    big_blind: float = 100.0
-    max_combos: int | None = None
-    bayes_combos: int = 200
-    bayes_iterations: int = 100
-    iterations: int = 1000
-    target_pct_pot: float = 0.1
-    algorithm: str = "dcfr"
-    sampler: EndgameSampler = field(init=False, repr=False, compare=False)
-    name: str = field(default="hunl_river", init=False)
+    name = "hunl_river"
 
-    def __post_init__(self):
-        object.__setattr__(self, "bet_sizes", _bet_sizes(self.bet_sizes))
-        sampler = EndgameSampler(street=self.street, pot=self.pot, spr=self.spr, range_models=self.range_models,
-                                 sharpness=self.sharpness, noise=self.noise, bet_sizes=self.bet_sizes,
-                                 raise_cap=self.raise_cap, big_blind=self.big_blind, max_combos=self.max_combos,
-                                 bayes_combos=self.bayes_combos, bayes_iterations=self.bayes_iterations)
-        object.__setattr__(self, "sampler", sampler)
-        for name in ("street", "pot", "spr", "range_models", "sharpness", "noise", "raise_cap", "big_blind",
-                     "max_combos", "bayes_combos", "bayes_iterations"):
-            object.__setattr__(self, name, getattr(sampler, name))
-        it = self.iterations
-        if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 1:
-            raise ValueError(f"iterations must be a positive integer, got {it!r}")
-        object.__setattr__(self, "iterations", int(it))
-        tgt = self.target_pct_pot
-        if isinstance(tgt, bool) or not isinstance(tgt, (int, float, np.number)) or not (
-                math.isfinite(tgt) and tgt > 0):
-            raise ValueError(f"target_pct_pot must be a positive percentage of the pot, got {tgt!r}")
-        object.__setattr__(self, "target_pct_pot", float(tgt))
-        algo = str(self.algorithm).strip().lower()
-        if algo not in _ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}, got {self.algorithm!r}")
-        object.__setattr__(self, "algorithm", algo)
+    def __init__(self, sampler: EndgameSampler | None = None, solver: SolverSettings | None = None, **params):
+        unknown = sorted(set(params) - set(_SAMPLER_PARAMS) - set(_SOLVER_PARAMS))
+        if unknown:
+            raise TypeError(f"HoldemRiverFamily got unknown parameters {unknown}; it takes the EndgameSampler "
+                            f"fields and {', '.join(_SOLVER_PARAMS)}")
+        sampled = {k: v for k, v in params.items() if k in _SAMPLER_PARAMS}
+        if "bet_sizes" in sampled:
+            sampled["bet_sizes"] = _bet_sizes(sampled["bet_sizes"])
+        base = EndgameSampler() if sampler is None else sampler
+        self.sampler = dataclasses.replace(base, **sampled) if sampled else base
+        solving = {_SOLVER_PARAMS[k]: v for k, v in params.items() if k in _SOLVER_PARAMS}
+        settings = DEFAULT_SOLVER if solver is None else solver
+        self.solver = settings.replace(**solving) if solving else settings
+        if self.solver.target_pct_pot is None or self.solver.target_pct_pot <= 0:
+            raise ValueError(f"target_pct_pot must be a positive percentage of the pot, got "
+                             f"{self.solver.target_pct_pot!r}")
+
+    def __repr__(self) -> str:
+        return f"HoldemRiverFamily(sampler={self.sampler!r}, solver={self.solver!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, HoldemRiverFamily) and (self.sampler, self.solver) == (other.sampler, other.solver)
+
+    __hash__ = None
+
+    @property
+    def iterations(self) -> int:
+        """Maximum solver iterations per endgame."""
+        return self.solver.max_iterations
+
+    @property
+    def target_pct_pot(self) -> float:
+        """The exploitability target (% of the pot) and verification threshold."""
+        return self.solver.target_pct_pot
+
+    @property
+    def algorithm(self) -> str:
+        return self.solver.algorithm
+
+    def __getattr__(self, name):
+        """The sampler's parameters read as the family's (``family.street``, ``family.bet_sizes``, ...)."""
+        if name in _SAMPLER_PARAMS and "sampler" in self.__dict__:
+            return getattr(self.sampler, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ protocol attributes
     @property
     def hand_labels(self) -> list[str]:
-        """The 1,326 combos (``"2s2h"`` ... ``"AdAc"``, :data:`hunl.cards.COMBO_LABELS`)."""
+        """The 1,326 combos (``"2s2h"`` ... ``"AdAc"``, :data:`hunl.poker.cards.COMBO_LABELS`)."""
         return list(COMBO_LABELS)
 
     @property
@@ -232,7 +247,7 @@ class HoldemRiverFamily:
         return self.sampler.n_nodes
 
     def config(self) -> dict:
-        """The sampler's parameters and the solver's (JSON)."""
+        """The sampler's parameters and the solver's (JSON; the solver's under the names of :meth:`params`)."""
         return dict(self.sampler.config(), iterations=self.iterations, target_pct_pot=self.target_pct_pot,
                     algorithm=self.algorithm)
 
@@ -247,7 +262,7 @@ class HoldemRiverFamily:
         e = self.sampler.sample(seed, k)
         w32 = e.weights.astype(np.float32)
         game = self._build(e.board, w32, e.pot, e.stack)
-        sol = solve_endgame(game, self.algorithm, iterations=self.iterations, target_pct_pot=self.target_pct_pot)
+        sol = solve_endgame(game, self.solver)
         stored = combo_policy(game, sol.result.policy.probs).astype(np.float16)
         res = core_exploitability(game, edge_policy(game, stored))
         pct = 100.0 * res.exploitability / game.pot
@@ -283,8 +298,7 @@ class HoldemRiverFamily:
             If ``seed`` is negative or ``start .. stop`` is not a nonempty range of nonnegative ids.
         """
         for name, v in (("seed", seed), ("start", start), ("stop", stop)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a nonnegative integer, got {v!r}")
+            check_int(name, v, 0)
         if stop <= start:
             raise ValueError(f"stop must be larger than start, got start={start!r}, stop={stop!r}")
         rows = [self.solve_one(int(seed), k) for k in range(int(start), int(stop))]
@@ -308,8 +322,8 @@ class HoldemRiverFamily:
         """
         _need(columns, ("board", "weights", "pot", "stack"))
         n = len(columns["pot"])
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
-            raise ValueError(f"i must be a row index in 0..{n - 1}, got {i!r}")
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
+            raise ValueError(f"i must be a row index in -{n}..{n - 1}, got {i!r}")
         return self._build(columns["board"][i], columns["weights"][i], columns["pot"][i], columns["stack"][i])
 
     def policy_array(self, columns: dict[str, np.ndarray], i: int, game: HoldemEndgame | None = None) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Spot files: a HUNL turn or river endgame to solve, read from TOML, JSON or a Libratus endgame file.
 
-A *spot* is everything :func:`hunl.solver.solve_endgame` needs: the board, the pot, the stack behind, both
+A *spot* is everything :func:`hunl.solver.solve.solve_endgame` needs: the board, the pot, the stack behind, both
 players' ranges, the bet abstraction and the solver's settings. :func:`load_spot` reads one into a frozen
-:class:`Spot`; :meth:`Spot.game` builds the :class:`hunl.game.HoldemEndgame`. ``scripts/solve_spot.py`` is the
+:class:`Spot`; :meth:`Spot.game` builds the :class:`hunl.solver.game.HoldemEndgame`. ``scripts/solve_spot.py`` is the
 command line around it.
 
 Schema (TOML shown; a JSON spot is the same nested object)::
@@ -16,7 +16,7 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     big_blind = 100                 # optional, chips (default 100): units of bb/hand and mbb/g
 
     [ranges]                        # both required; oop acts first on every street
-    oop = "QQ+,AK,KQs,T9s-76s:0.5"  # solver range syntax (hunl.ranges) ...
+    oop = "QQ+,AK,KQs,T9s-76s:0.5"  # solver range syntax (hunl.poker.ranges) ...
     ip = {file = "ip_range.txt"}    # ... or a file (relative to the spot file) or a list of 1,326 weights
 
     [bet_sizes]                     # optional
@@ -39,14 +39,14 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     check_every = 10                # measure exploitability every this many iterations (default: automatic)
 
 A spot can take the board, pot, stack and ranges from a Libratus endgame instead: ``endgame = "subgame3"`` (a
-name in :data:`hunl.libratus.ENDGAMES` or a path relative to the spot file) replaces ``board``, ``pot``,
+name in :data:`hunl.solver.libratus.ENDGAMES` or a path relative to the spot file) replaces ``board``, ``pot``,
 ``stack``/``starting_stack``, ``ranges`` and ``big_blind``, which must then be absent; ``bet_sizes`` and
 ``solver`` still apply. A Libratus endgame file given directly (detected by content: its first field is
 ``-round``; or by the names ``subgame1`` .. ``subgame4``) is the spot ``endgame = FILE`` with nothing else.
 
 Libratus endgames (Brown & Sandholm, AAAI 2019, Section 5) use the abstraction of the DDCFR repository's
 benchmark unless the spot gives bet sizes: ``{0.5 pot, 1 pot, all-in}`` for a round's first bet and
-``{1 pot, all-in}`` afterwards (:data:`hunl.tree.LIBRATUS_SIZES`) with no cap on the number of raises (in the
+``{1 pot, all-in}`` afterwards (:data:`hunl.solver.tree.LIBRATUS_SIZES`) with no cap on the number of raises (in the
 four endgames a cap of 4 raises gives the same tree); each reach vector is normalised to sum 1;
 stacks are 20,000 chips and blinds 50/100, so the stack behind is ``20000 - pot / 2``.
 
@@ -75,10 +75,18 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.cards import COMBO_LABELS, NUM_COMBOS, board_conflicts, check_board, format_cards, unblocked_sums
-from hunl.libratus import ENDGAMES, LibratusEndgame, load_endgame
-from hunl.ranges import check_range, parse_range
-from hunl.tree import LIBRATUS_SIZES, BetSizes
+from hunl.poker.cards import (
+    COMBO_LABELS,
+    NUM_COMBOS,
+    board_conflicts,
+    check_board,
+    format_cards,
+    unblocked_sums,
+)
+from hunl.poker.ranges import check_range, parse_range
+from hunl.solver.libratus import ENDGAMES, LibratusEndgame, load_endgame
+from hunl.solver.settings import SolverSettings
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 
 try:  # Python >= 3.11
     import tomllib
@@ -153,7 +161,7 @@ class Spot:
     name : str
         Short name (letters, digits, ``_.-``): the default output directory ``data/spots/<name>/``.
     board : tuple of int
-        4 (turn) or 5 (river) distinct card indices (:mod:`hunl.cards`).
+        4 (turn) or 5 (river) distinct card indices (:mod:`hunl.poker.cards`).
     pot : float
         Chips in the pot at the start of the endgame, > 0; each player has put in half.
     stack : float
@@ -169,13 +177,11 @@ class Spot:
     raise_cap : int or None, default 3
         Raises per street after the first bet; ``None`` means no cap (:data:`UNCAPPED`).
     allin_threshold : float, default 0
-        See :class:`hunl.tree.TreeConfig`.
-    algorithm : {"dcfr", "cfr+"}, default "dcfr"
-    max_iterations : int, default 1000
-    target_pct_pot : float or None, default None
-        Stop once the exploitability (NashConv / 2) is at most this percentage of the pot.
-    check_every : int or None, default None
-        Exploitability check interval in iterations (``None``: :func:`hunl.solver.solve_endgame` decides).
+        See :class:`hunl.solver.tree.TreeConfig`.
+    solver : SolverSettings
+        The spot file's ``solver`` table (:class:`~hunl.solver.settings.SolverSettings`; a spot allows the
+        algorithms ``"dcfr"`` and ``"cfr+"``). Its fields read as ``spot.algorithm``, ``spot.max_iterations``,
+        ``spot.target_pct_pot``, ``spot.check_every``; :meth:`replace` changes any field, solver ones included.
     range_text : tuple of two (str or None)
         The range strings as written (``None`` for weights from a file, a list or a Libratus endgame).
     board_removed : tuple of two int
@@ -190,7 +196,7 @@ class Spot:
     ValueError
         If a field breaks one of the rules above.
     TypeError
-        If ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.tree.BetSizes`.
+        If ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.solver.tree.BetSizes`.
     """
 
     name: str
@@ -203,10 +209,7 @@ class Spot:
     river_sizes: BetSizes = field(default_factory=BetSizes)
     raise_cap: int | None = 3
     allin_threshold: float = 0.0
-    algorithm: str = "dcfr"
-    max_iterations: int = 1000
-    target_pct_pot: float | None = None
-    check_every: int | None = None
+    solver: SolverSettings = field(default_factory=SolverSettings)
     range_text: tuple = (None, None)
     board_removed: tuple = (0, 0)
     source: str | None = None
@@ -242,22 +245,11 @@ class Spot:
         if thr < 0:
             raise ValueError(f"bet_sizes.allin_threshold must be >= 0, got {self.allin_threshold!r}")
         set_(self, "allin_threshold", thr)
-        algo = self.algorithm.strip().lower() if isinstance(self.algorithm, str) else self.algorithm
-        if algo not in ALGORITHMS:
+        if not isinstance(self.solver, SolverSettings):
+            raise TypeError(f"solver must be a SolverSettings, got {type(self.solver).__name__}")
+        if self.solver.algorithm not in ALGORITHMS:
             raise ValueError(f"solver.algorithm must be one of {', '.join(ALGORITHMS)}, "
-                             f"got {self.algorithm!r}")
-        set_(self, "algorithm", algo)
-        if not _is_int(self.max_iterations) or self.max_iterations < 1:
-            raise ValueError(f"solver.max_iterations must be an integer >= 1, got {self.max_iterations!r}")
-        set_(self, "max_iterations", int(self.max_iterations))
-        if self.target_pct_pot is not None:
-            target = _number(self.target_pct_pot, "solver.target_pct_pot")
-            if target < 0:
-                raise ValueError(f"solver.target_pct_pot must be a percentage >= 0, "
-                                 f"got {self.target_pct_pot!r}")
-            set_(self, "target_pct_pot", target)
-        if self.check_every is not None and (not _is_int(self.check_every) or self.check_every < 1):
-            raise ValueError(f"solver.check_every must be an integer >= 1, got {self.check_every!r}")
+                             f"got {self.solver.algorithm!r}")
         if self.kind not in ("spot", "libratus"):
             raise ValueError(f"kind must be 'spot' or 'libratus', got {self.kind!r}")
         set_(self, "range_text", tuple(self.range_text))
@@ -278,8 +270,37 @@ class Spot:
         """Combos with positive weight in each range (the hands of :meth:`game`)."""
         return int(np.count_nonzero(self.ranges[0])), int(np.count_nonzero(self.ranges[1]))
 
+    @property
+    def algorithm(self) -> str:
+        return self.solver.algorithm
+
+    @property
+    def max_iterations(self) -> int:
+        return self.solver.max_iterations
+
+    @property
+    def target_pct_pot(self) -> float | None:
+        return self.solver.target_pct_pot
+
+    @property
+    def check_every(self) -> int | None:
+        return self.solver.check_every
+
+    def replace(self, **changes) -> Spot:
+        """A copy with ``changes`` to its fields or to its solver settings (``max_iterations=50``), validated.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As the constructor.
+        """
+        solver = {k: changes.pop(k) for k in list(changes) if k in _SOLVER_KEYS}
+        if solver:
+            changes["solver"] = self.solver.replace(**solver)
+        return dataclasses.replace(self, **changes)
+
     def bet_sizes(self) -> dict:
-        """``{"turn": BetSizes, "river": BetSizes}`` for :class:`hunl.game.HoldemEndgame`."""
+        """``{"turn": BetSizes, "river": BetSizes}`` for :class:`hunl.solver.game.HoldemEndgame`."""
         return {"turn": self.turn_sizes, "river": self.river_sizes}
 
     def describe(self) -> str:
@@ -301,8 +322,7 @@ class Spot:
             "bet_sizes": {s: dataclasses.asdict(b) for s, b in self.bet_sizes().items()
                           if s == "river" or self.street == "turn"},
             "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold,
-            "solver": {"algorithm": self.algorithm, "max_iterations": self.max_iterations,
-                       "target_pct_pot": self.target_pct_pot, "check_every": self.check_every},
+            "solver": self.solver.to_dict(),
         }
         for sizes in out["bet_sizes"].values():
             sizes["bets"], sizes["raises"] = list(sizes["bets"]), list(sizes["raises"])
@@ -320,14 +340,14 @@ class Spot:
 
         Returns
         -------
-        hunl.game.HoldemEndgame
+        hunl.solver.game.HoldemEndgame
 
         Raises
         ------
         ValueError
-            A bad dtype or raise cap (see :class:`hunl.game.HoldemEndgame`).
+            A bad dtype or raise cap (see :class:`hunl.solver.game.HoldemEndgame`).
         """
-        from hunl.game import HoldemEndgame
+        from hunl.solver.game import HoldemEndgame
 
         cap = self.raise_cap if raise_cap is None else raise_cap
         cap = UNCAPPED if cap is None else cap
@@ -423,7 +443,7 @@ def _parse_range(value, board, name: str, base_dir: Path | None):
     if isinstance(value, (np.ndarray, list, tuple)):
         arr = np.asarray(value)
         if arr.dtype.kind not in "iuf":
-            raise ValueError(f"{name}: a weight list must hold 1,326 numbers (combo order of hunl.cards)")
+            raise ValueError(f"{name}: a weight list must hold 1,326 numbers (combo order of hunl.poker.cards)")
         if arr.shape != (NUM_COMBOS,):
             raise ValueError(f"{name}: a weight list must hold 1,326 numbers (one per combo), "
                              f"got shape {arr.shape}")
@@ -499,24 +519,10 @@ def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
     return sizes["turn"], sizes["river"], cap, thr
 
 
-def _parse_solver(table) -> dict:
+def _parse_solver(table) -> SolverSettings:
     table = {} if table is None else table
     _check_keys(table, _SOLVER_KEYS, "solver")
-    out = {}
-    if "algorithm" in table:
-        out["algorithm"] = table["algorithm"]
-    for key in ("max_iterations", "check_every"):
-        if key in table:
-            v = table[key]
-            if not _is_int(v) or v < 1:
-                raise ValueError(f"solver.{key} must be an integer >= 1, got {v!r}")
-            out[key] = int(v)
-    if "target_pct_pot" in table:
-        v = table["target_pct_pot"]
-        if not _is_number(v) or not math.isfinite(v) or v < 0:
-            raise ValueError(f"solver.target_pct_pot must be a percentage >= 0, got {v!r}")
-        out["target_pct_pot"] = float(v)
-    return out
+    return SolverSettings(**table)
 
 
 def _parse_name(data, default_name) -> str:
@@ -533,11 +539,11 @@ def spot_from_endgame(endgame: LibratusEndgame, name: str | None = None, **overr
     Parameters
     ----------
     endgame : LibratusEndgame
-        From :func:`hunl.libratus.load_endgame`.
+        From :func:`hunl.solver.libratus.load_endgame`.
     name : str, optional
         Default: the endgame's name (``"subgame3"``).
     **overrides
-        Other :class:`Spot` fields (bet sizes, raise cap, solver settings).
+        Other :class:`Spot` fields (bet sizes, raise cap, ``solver``).
 
     Returns
     -------
@@ -617,7 +623,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
                                                      None)
             return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river,
-                                     raise_cap=cap, allin_threshold=thr, source=source, **solver)
+                                     raise_cap=cap, allin_threshold=thr, source=source, solver=solver)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
         if missing:
             raise ValueError(f"{missing[0]}: required field missing")
@@ -664,7 +670,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         return Spot(name=name, board=board, pot=pot, stack=float(stack), ranges=np.stack(weights),
                     big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river, raise_cap=cap,
                     allin_threshold=thr, range_text=tuple(texts), board_removed=tuple(removed), source=source,
-                    **solver)
+                    solver=solver)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 
@@ -683,7 +689,7 @@ def load_spot(path) -> Spot:
     path : str or os.PathLike
         A spot file (schema in the module docstring); a file whose first field is ``-round`` (a Libratus
         endgame, any name); or ``"subgame1"`` .. ``"subgame4"`` (with or without ``.txt``), resolved by
-        :func:`hunl.libratus.endgame_dir` when no such file exists.
+        :func:`hunl.solver.libratus.endgame_dir` when no such file exists.
 
     Returns
     -------

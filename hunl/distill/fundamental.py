@@ -1,6 +1,6 @@
 """Plain-language rules for HUNL endgames, with coverage, agreement and cost measured in solved endgames.
 
-A :class:`HoldemRule` says what to do (a distribution over the ordered action classes of :mod:`hunl.actions`)
+A :class:`HoldemRule` says what to do (a distribution over the ordered action classes of :mod:`hunl.distill.actions`)
 for one decision type (street, facing a bet or not) when its feature conditions hold, e.g. Ganzfried & Yusuf's
 (2017, Section 5) fundamental rules restated for hold'em:
 
@@ -10,11 +10,13 @@ for one decision type (street, facing a bet or not) when its feature conditions 
   opponent's range, while at least 10% of that range is strong (``opp_strong >= 0.1``: hands with an equity of
   at least 0.8 against a uniform range): go all-in.
 
-:func:`rule_statistics` measures a rule on solved endgames exactly as the bet-game extractor
-(:mod:`rulelearn.rules.fundamental`) does: its *coverage* (share of the decision type's probability mass where it
-applies), its *agreement* (how much of the equilibrium's play it matches: the overlap ``sum_c min(eq_c,
-rule_c)``, the probability of the rule's action for a pure rule) and its *cost*: the exploitability of playing
-the rule wherever it applies and the equilibrium elsewhere, minus the equilibrium's own, in percent of the pot.
+:func:`rule_statistics` measures a rule on solved endgames with the bet game's
+:class:`rulelearn.rules.statistics.RuleStatistics`, decisions weighted by their probability rather than counted
+once: its *coverage* (share of the decision type's probability mass where it applies), its *mass* (how much of the
+equilibrium's play it matches: the overlap ``sum_c min(eq_c, rule_c)``, the probability of the rule's action for
+a pure rule), its *agreement* (the share of that mass where the overlap is at least 50%) and its *cost*: the
+exploitability of playing the rule wherever it applies and the equilibrium elsewhere, minus the equilibrium's
+own, in percent of the pot.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.core.best_response import exploitability
-from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
-from hunl.decisions import TURN_FEATURES, DecisionContext, decision_rows
+from hunl.distill.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
+from hunl.distill.decisions import TURN_FEATURES, DecisionContext, decision_rows
 from rulelearn.rules.conditions import Condition
+from rulelearn.rules.statistics import RuleStatistics, summarise_rule
 
-__all__ = ["HoldemRule", "RuleStatistics", "RULE_80_20", "RULE_ALL_IN", "rule_statistics", "rules_from_tree",
-           "SolvedEndgame"]
+__all__ = ["HoldemRule", "RULE_80_20", "RULE_ALL_IN", "rule_statistics", "rules_from_tree", "SolvedEndgame"]
 
 
 def _cond(name: str, lower=None, upper=None) -> Condition:
@@ -48,7 +50,7 @@ class HoldemRule:
     facing : bool
         Whether the rule is about facing a bet.
     conditions : tuple of rulelearn.rules.conditions.Condition
-        On the columns of :data:`hunl.decisions.TURN_FEATURES` (``lower < x <= upper``).
+        On the columns of :data:`hunl.distill.decisions.TURN_FEATURES` (``lower < x <= upper``).
     strategy : numpy.ndarray of float64, shape ``(4,)``
         The class distribution the rule plays.
     player : int or None, default None
@@ -117,7 +119,7 @@ class SolvedEndgame:
     game : HoldemEndgame
     probs : numpy.ndarray of float64, shape ``(N, Hm)``
         The equilibrium (e.g. DCFR average) policy, edge layout.
-    rows : hunl.decisions.DecisionRows
+    rows : hunl.distill.decisions.DecisionRows
     exploitability_chips : float
         The equilibrium policy's own exploitability (NashConv / 2), chips.
     """
@@ -129,42 +131,22 @@ class SolvedEndgame:
 
     @classmethod
     def from_policy(cls, game, probs, ranges: str = "start") -> SolvedEndgame:
-        """Rows (range features against ``ranges``, see :func:`hunl.decisions.decision_rows`) and the
+        """Rows (range features against ``ranges``, see :func:`hunl.distill.decisions.decision_rows`) and the
         exploitability of an edge-layout policy ``probs`` of shape ``(N, Hm)``."""
         probs = np.asarray(probs, dtype=np.float64)
         return cls(game, probs, decision_rows(game, probs, ranges=ranges),
                    float(exploitability(game, probs).exploitability))
 
 
-@dataclass(frozen=True)
-class RuleStatistics:
-    """A rule measured on solved endgames.
-
-    Attributes
-    ----------
-    rule : HoldemRule
-    coverage : float
-        Share of the probability mass of the rule's decision type where it applies (pooled over the endgames).
-    agreement : float
-        Weighted mean overlap of the rule's strategy with the equilibrium's where it applies (NaN if never).
-    cost_pct_pot : float
-        Mean over the endgames of the exploitability added by playing the rule where it applies (equilibrium
-        elsewhere), percent of the pot.
-    cost_spread : float
-        Standard deviation of that added exploitability over the endgames, percent of the pot.
-    n_endgames : int
-    """
-
-    rule: HoldemRule
-    coverage: float
-    agreement: float
-    cost_pct_pot: float
-    cost_spread: float
-    n_endgames: int
-
-
 def rule_statistics(rule: HoldemRule, endgames) -> RuleStatistics:
-    """Coverage, agreement and cost of ``rule`` over solved endgames.
+    """Coverage, agreement, mass and cost of ``rule`` over solved endgames, decisions weighted by probability.
+
+    The scope is the rule's decision type (street, facing a bet or not); a decision weighs its probability
+    (:attr:`hunl.distill.decisions.DecisionRows.weight`), pooled over the endgames. The rule's play at a decision
+    is a class distribution, so its *mass* there is the overlap ``sum_c min(eq_c, rule_c)`` with the
+    equilibrium's (the probability of the rule's class for a pure rule) and *agreement* counts the decisions
+    where that overlap is at least 50%. The cost of an endgame is the exploitability (NashConv / 2) added by
+    playing the rule wherever it applies and the equilibrium elsewhere, in percent of the pot.
 
     Parameters
     ----------
@@ -173,7 +155,8 @@ def rule_statistics(rule: HoldemRule, endgames) -> RuleStatistics:
 
     Returns
     -------
-    RuleStatistics
+    rulelearn.rules.statistics.RuleStatistics
+        ``weighting="probability"``; ``cost``, ``cost_spread`` in percent of the pot.
 
     Raises
     ------
@@ -183,37 +166,40 @@ def rule_statistics(rule: HoldemRule, endgames) -> RuleStatistics:
     endgames = list(endgames)
     if not endgames:
         raise ValueError("endgames must hold at least one SolvedEndgame")
-    mass = covered = agree = 0.0
-    costs = []
+    covered, scope, weights, mass, costs = [], [], [], [], []
     for e in endgames:
         r = e.rows
-        typ = (r.street == rule.street) & (r.facing == rule.facing)
         on = rule.applies(r.street, r.facing, r.X)
-        mass += float(r.weight[typ].sum())
-        covered += float(r.weight[on].sum())
-        agree += float((r.weight[on] * np.minimum(r.Y[on], rule.strategy[None]).sum(axis=1)).sum())
-        if not on.any():
-            costs.append(0.0)
-            continue
-        probs = e.probs.copy()
-        ctx = DecisionContext(e.game)
-        t = e.game.tree
-        for n in np.unique(r.node[on]):
-            sel = on & (r.node == n)
-            hands = r.hand[sel]
-            kids = t.children(int(n))
-            member = ctx.node_classes(int(n))
-            act = classes_to_actions(np.tile(rule.strategy, (hands.size, 1)), member)
-            probs[kids.start:kids.stop, hands] = act.T
-        ex = exploitability(e.game, probs).exploitability
-        costs.append(100.0 * (ex - e.exploitability_chips) / e.game.pot)
+        covered.append(on)
+        scope.append((r.street == rule.street) & (r.facing == rule.facing))
+        weights.append(r.weight)
+        mass.append(np.minimum(r.Y, rule.strategy[None]).sum(axis=1))
+        costs.append(_cost_pct_pot(rule, e, on) if on.any() else 0.0)
     costs = np.asarray(costs)
-    return RuleStatistics(rule, covered / mass if mass > 0 else 0.0, agree / covered if covered > 0 else float("nan"),
-                          float(costs.mean()), float(costs.std()), len(endgames))
+    touched = np.array([c.any() for c in covered])
+    return summarise_rule(rule, np.concatenate(covered), np.concatenate(mass), costs, touched,
+                          weights=np.concatenate(weights), in_scope=np.concatenate(scope))
+
+
+def _cost_pct_pot(rule: HoldemRule, e: SolvedEndgame, on: np.ndarray) -> float:
+    """Exploitability added by playing ``rule`` at the decisions ``on`` of one endgame, percent of the pot."""
+    r = e.rows
+    probs = e.probs.copy()
+    ctx = DecisionContext(e.game)
+    t = e.game.tree
+    for n in np.unique(r.node[on]):
+        sel = on & (r.node == n)
+        hands = r.hand[sel]
+        kids = t.children(int(n))
+        member = ctx.node_classes(int(n))
+        act = classes_to_actions(np.tile(rule.strategy, (hands.size, 1)), member)
+        probs[kids.start:kids.stop, hands] = act.T
+    ex = exploitability(e.game, probs).exploitability
+    return 100.0 * (ex - e.exploitability_chips) / e.game.pot
 
 
 def rules_from_tree(model, key, min_coverage: float = 0.02) -> list[HoldemRule]:
-    """The leaves of one tree of a :class:`hunl.distill.DistilledPolicy` as :class:`HoldemRule` objects.
+    """The leaves of one tree of a :class:`hunl.distill.policy.DistilledPolicy` as :class:`HoldemRule` objects.
 
     Parameters
     ----------
@@ -227,7 +213,7 @@ def rules_from_tree(model, key, min_coverage: float = 0.02) -> list[HoldemRule]:
     Returns
     -------
     list of HoldemRule
-        Most covered first; conditions refer to :data:`hunl.decisions.TURN_FEATURES` columns.
+        Most covered first; conditions refer to :data:`hunl.distill.decisions.TURN_FEATURES` columns.
     """
     from rulelearn.rules.conditions import extract_rules
 

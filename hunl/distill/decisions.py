@@ -51,9 +51,9 @@ from functools import cached_property
 import numpy as np
 
 from games.core.tree import DECISION
-from hunl import features as F
-from hunl.actions import N_CLASSES, edge_classes
-from hunl.cards import COMBO_CARDS
+from hunl.distill import features as F
+from hunl.distill.actions import N_CLASSES, edge_classes
+from hunl.poker.cards import COMBO_CARDS
 
 __all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
            "node_features", "decision_rows", "DecisionRows"]
@@ -77,7 +77,7 @@ class DecisionContext:
 
     Parameters
     ----------
-    game : hunl.game.HoldemEndgame
+    game : hunl.solver.game.HoldemEndgame
 
     Attributes
     ----------
@@ -88,7 +88,7 @@ class DecisionContext:
     public : numpy.ndarray of float64, shape ``(D, 5)``
         ``facing_bet, spr, opp_bets, opp_bets_prev, in_position`` of each decision node.
     edge_class : numpy.ndarray of int8, shape ``(N,)``
-        Class of the action into every node (:func:`hunl.actions.edge_classes`).
+        Class of the action into every node (:func:`hunl.distill.actions.edge_classes`).
     """
 
     def __init__(self, game):
@@ -277,7 +277,7 @@ class DecisionRows:
     X : numpy.ndarray of float32, shape ``(m, 23)``
         Features in :data:`TURN_FEATURES` order; the decile columns are NaN on the river.
     Y : numpy.ndarray of float32, shape ``(m, 4)``
-        The strategy as class probabilities (:mod:`hunl.actions`).
+        The strategy as class probabilities (:mod:`hunl.distill.actions`).
     weight : numpy.ndarray of float64, shape ``(m,)``
         Probability of the decision under the strategy: the hand's prior weight times its own reach, times the
         opponent's reach mass at the node (card removal ignored), times the chance probability of the node's

@@ -1,9 +1,9 @@
 """Distilled HUNL policies: one strategy tree per street and decision type, played inside any endgame tree.
 
-:class:`DistilledPolicy` learns, from the decisions of solved endgames (:func:`hunl.decisions.decision_rows`),
+:class:`DistilledPolicy` learns, from the decisions of solved endgames (:func:`hunl.distill.decisions.decision_rows`),
 one tree per ``(street, facing a bet)`` -- "one tree per betting round" of Bertsimas & Paskov (2022, Section 2.4),
-split further by decision type -- that maps the interpretable features of :mod:`hunl.decisions` to a distribution
-over the four ordered action classes of :mod:`hunl.actions`. The trees fit cumulative class distributions, so
+split further by decision type -- that maps the interpretable features of :mod:`hunl.distill.decisions` to a distribution
+over the four ordered action classes of :mod:`hunl.distill.actions`. The trees fit cumulative class distributions, so
 with ``criterion="emd"`` the split criterion is the output EMD over the ordered bet sizes itself (Ganzfried &
 Yusuf 2017, Algorithm 2; :class:`rulelearn.learners.StrategyTree`), and with ``"squared_error"`` it is CART.
 Decisions are weighted by how likely they are (the sample is drawn with probability proportional to the
@@ -11,7 +11,7 @@ decision's weight), so rare information sets cost little.
 
 :func:`play` turns any policy over classes (a distilled one, or the baselines :class:`UniformRandom`,
 :class:`CheckCall` and :class:`EquityThreshold`) into a full behaviour policy of a
-:class:`hunl.game.HoldemEndgame`: node by node, top down, each player's range at a node is Bayes' rule on the
+:class:`hunl.solver.game.HoldemEndgame`: node by node, top down, each player's range at a node is Bayes' rule on the
 policy itself, and the features are computed against those ranges.
 """
 
@@ -22,12 +22,21 @@ from sklearn.base import BaseEstimator
 
 from games.core.policy import Policy
 from games.core.tree import DECISION
-from hunl.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
-from hunl.decisions import (RANGE_MODES, RIVER_FEATURES, TURN_FEATURES, DecisionContext, DecisionRows, _feature_reach,
-                            feature_names, node_features, reach_probabilities)
+from hunl.distill.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
+from hunl.distill.decisions import (
+    RANGE_MODES,
+    RIVER_FEATURES,
+    TURN_FEATURES,
+    DecisionContext,
+    DecisionRows,
+    _feature_reach,
+    feature_names,
+    node_features,
+    reach_probabilities,
+)
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "concat_rows",
-           "TREE_KEYS"]
+           "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
 TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
@@ -53,7 +62,9 @@ def tree_features(street: int, facing: bool) -> tuple[str, ...]:
     return names if facing else tuple(f for f in names if f not in FACING_ONLY)
 
 
-def _key_name(key) -> str:
+def tree_key_name(key) -> str:
+    """The decision type of a tree key ``(street, facing, player)`` in words (``"river, player 1 (out of
+    position), not facing a bet"``)."""
     street, facing, player = key
     who = "player 1 (out of position)" if player == 0 else "player 2 (in position)"
     return f"{'river' if street == 5 else 'turn'}, {who}, {'facing a bet' if facing else 'not facing a bet'}"
@@ -77,7 +88,7 @@ class DistilledPolicy(BaseEstimator):
     ranges : {"start", "node"}, default "start"
         The ranges the range features (equity, percentile, ...) are computed against: the endgame's starting
         ranges, or the ranges at the node (Bayes' rule on the strategy played). The training rows must be
-        computed with the same setting (:func:`hunl.decisions.decision_rows`). ``"start"`` is the default:
+        computed with the same setting (:func:`hunl.distill.decisions.decision_rows`). ``"start"`` is the default:
         with ``"node"`` the features of a distilled policy depend on its own earlier mistakes, which compounds
         them (measured in docs/HUNL.md).
     weighting : {"stake", "probability"}, default "stake"
@@ -165,10 +176,10 @@ class DistilledPolicy(BaseEstimator):
         other = (5, bool(facing), int(player))
         if other in self.trees_:
             return other
-        raise ValueError(f"no tree for decisions '{_key_name(key)}' (not in the training rows)")
+        raise ValueError(f"no tree for decisions '{tree_key_name(key)}' (not in the training rows)")
 
     def columns(self, key) -> list[int]:
-        """Columns of :data:`hunl.decisions.TURN_FEATURES` the tree ``key`` splits on."""
+        """Columns of :data:`hunl.distill.decisions.TURN_FEATURES` the tree ``key`` splits on."""
         return [TURN_FEATURES.index(f) for f in self.feature_names_[key]]
 
     def leaf_table(self, key) -> np.ndarray:
@@ -181,7 +192,7 @@ class DistilledPolicy(BaseEstimator):
 
     def with_leaf_tables(self, tables: dict) -> DistilledPolicy:
         """A copy that plays ``tables`` (``{key: (n_tree_nodes, 4)}``, e.g. from
-        :func:`hunl.optimal_leaves.optimise_leaves`) at the leaves of the same trees."""
+        :func:`hunl.distill.optimal_leaves.optimise_leaves`) at the leaves of the same trees."""
         import copy
 
         out = copy.copy(self)
@@ -248,7 +259,7 @@ class DistilledPolicy(BaseEstimator):
                 mix = ", ".join(f"{labels[c]} {r.strategy[c]:.0%}" for c in np.argsort(-r.strategy)
                                 if r.strategy[c] >= 0.05)
                 lines.append(f"if {cond}: {mix}   [{r.coverage:.1%} of decisions]")
-            out[_key_name(key)] = lines
+            out[tree_key_name(key)] = lines
         return out
 
 
@@ -312,7 +323,7 @@ def play(game, chooser) -> Policy:
 
     Parameters
     ----------
-    game : hunl.game.HoldemEndgame
+    game : hunl.solver.game.HoldemEndgame
     chooser : DistilledPolicy, CheckCall, EquityThreshold, UniformRandom or any object with
         ``class_probs(street, facing, X) -> (m, 4)`` (or ``uniform_actions = True``)
 
@@ -320,8 +331,8 @@ def play(game, chooser) -> Policy:
     -------
     games.core.Policy
         Decision nodes are visited by depth; at each, the features of every hand are computed against the
-        ranges the policy itself induces (:func:`hunl.decisions.node_features`), the chooser gives class
-        distributions and :func:`hunl.actions.classes_to_actions` maps them onto the node's actions. Hands that
+        ranges the policy itself induces (:func:`hunl.distill.decisions.node_features`), the chooser gives class
+        distributions and :func:`hunl.distill.actions.classes_to_actions` maps them onto the node's actions. Hands that
         cannot hold on the node's board (they share the river card) play uniformly (never reached).
     """
     t = game.tree

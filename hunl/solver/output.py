@@ -18,7 +18,7 @@ Files (``write_outputs``):
     of thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
-    :meth:`hunl.solver.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
+    :meth:`hunl.solver.solve.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
     iterations; seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
 ``first_decision.png``
     The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from games.core.tree import DECISION
-from hunl.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
+from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
 
 __all__ = [
     "SpotOutputs",
@@ -168,7 +168,7 @@ def strategy_table(solution, nodes=None):
 
     Parameters
     ----------
-    solution : hunl.solver.EndgameSolution
+    solution : hunl.solver.solve.EndgameSolution
     nodes : array_like of int, optional
         Decision node ids to include (default: all).
 
@@ -258,7 +258,7 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
 
     Parameters
     ----------
-    solution : hunl.solver.EndgameSolution
+    solution : hunl.solver.solve.EndgameSolution
     path : path-like
     full : bool, default False
         On a turn endgame, also write the river nodes (tens of thousands of nodes, hundreds of MB). River
@@ -307,7 +307,7 @@ def first_decision_figure(solution, title: str | None = None, ncols: int | None 
 
     Parameters
     ----------
-    solution : hunl.solver.EndgameSolution
+    solution : hunl.solver.solve.EndgameSolution
     title : str, optional
         Figure title (default: street, board, pot, stack, algorithm, iterations and exploitability).
     ncols : int, optional
@@ -411,10 +411,10 @@ def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: b
 
     Parameters
     ----------
-    solution : hunl.solver.EndgameSolution
+    solution : hunl.solver.solve.EndgameSolution
     out_dir : path-like
         Created if missing; files in it are overwritten.
-    spot : hunl.spot.Spot, optional
+    spot : hunl.solver.spot.Spot, optional
         Its description goes into ``summary.json``.
     full_json : bool, default False
         See :func:`write_strategy_json`.

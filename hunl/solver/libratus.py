@@ -8,7 +8,7 @@ the Libratus blueprint. The files come from the MIT-licensed DDCFR repository (r
 
 File format, one field a line: ``-round 3`` (3 = turn, 4 = river), ``-board 7s9h9cTc``, ``-pot 500`` (chips,
 half from each player) and ``-reach`` followed by 2,652 numbers: 1,326 for the out-of-position player (first
-to act on the round), then 1,326 for the button, in the combo order of :mod:`hunl.cards`. Blinds are 50/100
+to act on the round), then 1,326 for the button, in the combo order of :mod:`hunl.poker.cards`. Blinds are 50/100
 and stacks 20,000 chips at the start of the hand.
 
 >>> game = load_endgame("subgame1")
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.cards import COMBO_LABELS, NUM_COMBOS, board_conflicts, check_board, format_cards
+from hunl.poker.cards import COMBO_LABELS, NUM_COMBOS, board_conflicts, check_board, format_cards
 
 __all__ = [
     "ENDGAMES",
@@ -42,7 +42,7 @@ __all__ = [
 ENDGAMES = ("subgame1", "subgame2", "subgame3", "subgame4")
 #: Environment variable that overrides the directory the endgame names resolve against.
 ENV_VAR = "RULELEARN_LIBRATUS_DIR"
-_REPO_DIR = Path(__file__).resolve().parents[1] / "data" / "libratus_endgames"
+_REPO_DIR = Path(__file__).resolve().parents[2] / "data" / "libratus_endgames"
 _SHARED_DIR = Path("/work/shared/data/libratus_endgames")
 
 _STREET_OF_ROUND = {3: "turn", 4: "river"}
@@ -65,7 +65,7 @@ class LibratusEndgame:
     street : {"turn", "river"}
         The betting round the endgame starts on (file round 3 or 4).
     board : tuple of int
-        4 (turn) or 5 (river) distinct card indices (:mod:`hunl.cards` convention).
+        4 (turn) or 5 (river) distinct card indices (:mod:`hunl.poker.cards` convention).
     pot : float
         Chips in the pot at the start of the endgame; each player has put in ``pot / 2``.
     reach : numpy.ndarray of float64, shape (2, 1326), read-only

@@ -1,7 +1,7 @@
 """The HUNL distillation pipeline's parallel steps: decision rows of solved endgames, and scoring policies in them.
 
 Both steps work on chunks of stored endgames (columns of a ``"hunl_river"`` solution database, see
-:class:`hunl.family.HoldemRiverFamily`) so that they run unchanged in this process, in local worker processes or
+:class:`hunl.distill.family.HoldemRiverFamily`) so that they run unchanged in this process, in local worker processes or
 on a Dask cluster (:func:`rulelearn.data.executors.make_executor`); a worker needs the code, not the database.
 """
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hunl.decisions import DecisionRows, decision_rows
-from hunl.distill import CheckCall, EquityThreshold, UniformRandom, concat_rows, play
-from hunl.evaluate import evaluate_policy
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.decisions import DecisionRows, decision_rows
+from hunl.distill.policy import CheckCall, EquityThreshold, UniformRandom, concat_rows, play
 
 __all__ = ["BASELINES", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
 
@@ -29,7 +29,7 @@ def take(columns: dict, ids) -> dict:
 
 
 def rows_task(family, columns: dict, ranges: str = "start") -> tuple[int, int, DecisionRows]:
-    """Decision rows (:func:`hunl.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
+    """Decision rows (:func:`hunl.distill.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
     first endgame's id and the number of endgames."""
     out = []
     n = len(columns["game_id"])
@@ -63,7 +63,7 @@ class EndgameScores:
     policies : tuple of str, length ``P``
     exploitability_pct_pot, ev_pct_pot : numpy.ndarray of float64, shape ``(G, P)``
         Exploitability and EV against the stored (DCFR) solution, percent of the pot
-        (:func:`hunl.evaluate.evaluate_policy`).
+        (:func:`hunl.distill.cost.evaluate_policy`).
     exploitability_mbb, ev_mbb : numpy.ndarray of float64, shape ``(G, P)``
         The same in mbb/g.
     reference_pct_pot : numpy.ndarray of float64, shape ``(G,)``
@@ -88,7 +88,7 @@ class EndgameScores:
 
 
 def evaluate_task(family, columns: dict, choosers: dict) -> EndgameScores:
-    """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.play`) in every endgame of ``columns`` and
+    """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.policy.play`) in every endgame of ``columns`` and
     score it against the stored solution."""
     names = tuple(choosers)
     g = len(columns["game_id"])

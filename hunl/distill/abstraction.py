@@ -10,7 +10,7 @@ hands and examples).
 
 Methods of :class:`CardAbstraction`:
 
-* ``"ehs"`` / ``"ehs2"``: the 1-D values :func:`hunl.features.ehs` / :func:`hunl.features.ehs2` are split into
+* ``"ehs"`` / ``"ehs2"``: the 1-D values :func:`hunl.distill.features.ehs` / :func:`hunl.distill.features.ehs2` are split into
   ``n_buckets`` intervals by *exact* (globally optimal) 1-D k-means -- dynamic programming over the sorted
   distinct values (Wang & Song 2011, "Ckmeans.1d.dp"), with the divide-and-conquer speed-up that the monotone
   split points of 1-D k-means allow (Gronlund et al. 2017). Each combo counts once. Buckets are intervals
@@ -45,8 +45,9 @@ from numba import njit
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from hunl.cards import NUM_COMBOS, check_board
-from hunl.features import ehs, ehs2, river_hand_strengths
+from hunl.distill.features import ehs, ehs2, river_hand_strengths
+from hunl.poker.cards import NUM_COMBOS, check_board
+from rulelearn.numeric import weighted_quantile_position
 
 __all__ = ["CardAbstraction", "EncodingError", "bucket_means", "encoding_error", "kmeans_1d"]
 
@@ -382,16 +383,14 @@ def _weighted_median_update(x, w, labels, centers):  # pragma: no cover - compil
                 m += 1
                 total += w[i]
         col = np.empty(m)
+        sorted_w = np.empty(m)
         for t in range(d):
             for j in range(m):
                 col[j] = x[members[j], t]
             perm = np.argsort(col, kind="mergesort")
-            cum = 0.0
             for j in range(m):
-                cum += w[members[perm[j]]]
-                if cum >= 0.5 * total * (1.0 - 1e-12):
-                    centers[c, t] = col[perm[j]]
-                    break
+                sorted_w[j] = w[members[perm[j]]]
+            centers[c, t] = col[perm[weighted_quantile_position(sorted_w, m, 0.5, total)]]
 
 
 def _kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, n_init: int, max_iter: int):
@@ -456,7 +455,7 @@ class CardAbstraction(BaseEstimator):
     Parameters
     ----------
     method : {"ehs", "ehs2", "potential"}, default "ehs"
-        The per-combo value clustered: :func:`hunl.features.ehs`, :func:`hunl.features.ehs2`, or the
+        The per-combo value clustered: :func:`hunl.distill.features.ehs`, :func:`hunl.distill.features.ehs2`, or the
         distribution of HS over the river cards (turn boards only).
     n_buckets : int, default 10
         Number of buckets (fewer if the board has fewer distinct values).
@@ -571,7 +570,7 @@ class CardAbstraction(BaseEstimator):
         Parameters
         ----------
         board : str or sequence of str/int
-            A turn or river board (turn only for ``"potential"``), as :func:`hunl.cards.check_board` accepts.
+            A turn or river board (turn only for ``"potential"``), as :func:`hunl.poker.cards.check_board` accepts.
         y : ignored
 
         Returns

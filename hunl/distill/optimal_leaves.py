@@ -1,6 +1,6 @@
 """Exploitability-optimal leaf strategies for a distilled HUNL policy: CFR against best responses over tree leaves.
 
-A fitted :class:`hunl.distill.DistilledPolicy` partitions every information set of every endgame (with range
+A fitted :class:`hunl.distill.policy.DistilledPolicy` partitions every information set of every endgame (with range
 features against the starting ranges, which do not depend on the policy) into tree leaves, and plays one class
 distribution per leaf. Mean leaf strategies copy the equilibrium's average frequencies; the strategies that make
 the policy *least exploitable* are different, and are found here with CFR-BR (Johanson, Bard, Burch & Bowling 2012,
@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.core import _kernels as K
-from games.core.best_response import _evaluator
-from hunl.actions import _routing
-from hunl.decisions import DecisionContext, node_features
+from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, best_response_evaluator
+from hunl.distill.actions import class_routing
+from hunl.distill.decisions import DecisionContext, node_features
+from rulelearn.data.executors import ShardWorkers
+from rulelearn.validation import check_int
 
 __all__ = ["LeafCFRResult", "optimise_leaves", "endgame_leaves"]
 
@@ -61,7 +62,7 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
         key = model.tree_key(int(ctx.street[k]), bool(ctx.facing[k]), p)
         tree = model.trees_[key]
         x = np.nan_to_num(feats[k][:, model.columns(key)].astype(np.float64), nan=0.0)
-        out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), _routing(ctx.node_classes(int(n))), key,
+        out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), class_routing(ctx.node_classes(int(n))), key,
                                tree.tree_.apply(x).astype(np.int64)))
     return out
 
@@ -102,12 +103,12 @@ def _probs(game, nodes: list[_NodeLeaves], tables: dict) -> np.ndarray:
 def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
     """Add player ``p``'s leaf regrets against a best response (units of the pot); return the opponent's
     best-response value (chips)."""
-    ev = _evaluator(game)
+    ev = best_response_evaluator(game)
     t = game.tree
     o = 1 - p
     probs = np.ascontiguousarray(probs, dtype=game.storage_dtype)
     ev.forward(probs)
-    br_value = float(ev.backward(o, K.MODE_BEST_RESPONSE, probs).sum())
+    br_value = float(ev.backward(o, MODE_BEST_RESPONSE, probs).sum())
     prof = probs.copy()
     ho = game.num_hands[o]
     for n in t.decision_nodes(o):
@@ -115,7 +116,7 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
         prof[kids.start:kids.stop, :ho] = 0.0
         prof[ev.best[n, :ho], np.arange(ho)] = 1.0
     ev.forward(prof)
-    ev.backward(p, K.MODE_EXPECTED, prof)
+    ev.backward(p, MODE_EXPECTED, prof)
     cfv = ev.cfv
     scale = 1.0 / game.pot
     for nl in nodes:
@@ -134,7 +135,8 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
 
 
 class _Shard:
-    """A group of training endgames with their leaves: regrets and exploitability for given leaf tables."""
+    """A group of training endgames with their leaves: regrets and exploitability for given leaf tables (the
+    state of one worker of :class:`rulelearn.data.executors.ShardWorkers`)."""
 
     def __init__(self, model, games):
         self.games = list(games)
@@ -161,73 +163,12 @@ class _Shard:
         total = 0.0
         for g, nodes in zip(self.games, self.leaves):
             probs = np.ascontiguousarray(_probs(g, nodes, tables))
-            ev = _evaluator(g)
+            ev = best_response_evaluator(g)
             ev.forward(probs)
             # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-            gains = sum(float(ev.backward(p, K.MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
+            gains = sum(float(ev.backward(p, MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
             total += 100.0 * 0.5 * gains / g.pot
         return total
-
-
-def _serve(conn, model, games) -> None:  # pragma: no cover - runs in a worker process
-    from rulelearn.data.executors import limit_numba_threads
-
-    limit_numba_threads()
-    shard = _Shard(model, games)
-    conn.send("ready")
-    while True:
-        msg = conn.recv()
-        if msg[0] == "stop":
-            break
-        if msg[0] == "seen":
-            conn.send(shard.seen(msg[1]))
-        elif msg[0] == "regrets":
-            conn.send(shard.regrets(msg[1]))
-        else:
-            conn.send(shard.exploitability_sum(msg[1]))
-    conn.close()
-
-
-class _Workers:
-    """Shards of the endgames in this process (``workers=1``) or in persistent ``spawn`` processes."""
-
-    def __init__(self, model, games, workers: int):
-        self.procs, self.conns, self.local = [], [], None
-        if workers <= 1 or len(games) < 2:
-            self.local = _Shard(model, games)
-            return
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        parts = np.array_split(np.arange(len(games)), workers)
-        for part in parts:
-            a, b = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(b, model, [games[i] for i in part]), daemon=True)
-            proc.start()
-            self.procs.append(proc)
-            self.conns.append(a)
-        for c in self.conns:
-            if c.recv() != "ready":  # pragma: no cover
-                raise RuntimeError("a leaf-optimisation worker failed to start")
-
-    def ask(self, what: str, arg):
-        if self.local is not None:
-            return [getattr(self.local, {"seen": "seen", "regrets": "regrets",
-                                         "exploit": "exploitability_sum"}[what])(arg)]
-        for c in self.conns:
-            c.send((what, arg))
-        return [c.recv() for c in self.conns]
-
-    def close(self) -> None:
-        for c in self.conns:
-            try:
-                c.send(("stop",))
-            except OSError:  # pragma: no cover
-                pass
-        for proc in self.procs:
-            proc.join(timeout=10)
-            if proc.is_alive():  # pragma: no cover
-                proc.terminate()
 
 
 def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
@@ -265,10 +206,8 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     """
     from tqdm.auto import tqdm
 
-    if int(iterations) != iterations or iterations < 1:
-        raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-    if int(workers) != workers or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    iterations = check_int("iterations", iterations, 1)
+    workers = check_int("workers", workers, 1)
     games = list(games)
     if not games:
         raise ValueError("games must hold at least one endgame")
@@ -281,8 +220,10 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     current = {k: v.copy() for k, v in start.items()}
     regret = {k: np.zeros_like(v) for k, v in start.items()}
     avg = {k: np.zeros_like(v) for k, v in start.items()}
-    pool = _Workers(model, games, int(workers))
-    try:
+    local = workers <= 1 or len(games) < 2
+    parts = [(model, games)] if local else [(model, [games[i] for i in part])
+                                            for part in np.array_split(np.arange(len(games)), workers)]
+    with ShardWorkers(_Shard, parts, local=local) as pool:
         seen = {k: np.zeros(v.shape[0], dtype=bool) for k, v in start.items()}
         for part in pool.ask("seen", {k: v.shape[0] for k, v in start.items()}):
             for k in seen:
@@ -296,7 +237,7 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
             return out
 
         def mean_exploitability(tables) -> float:
-            return float(sum(pool.ask("exploit", tables))) / len(games)
+            return float(sum(pool.ask("exploitability_sum", tables))) / len(games)
 
         log_it, log_ex = [0], [mean_exploitability(start)]
         for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
@@ -314,6 +255,4 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
                 log_it.append(it)
                 log_ex.append(mean_exploitability(averaged()))
         tables = averaged()
-    finally:
-        pool.close()
     return LeafCFRResult(tables, int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))

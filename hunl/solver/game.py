@@ -1,6 +1,6 @@
 """A heads-up no-limit hold'em endgame (turn or river) as a game of the solver core (:mod:`games.core`).
 
-The public tree is the betting tree of :mod:`hunl.tree`; each player's private hands are the combos of his range
+The public tree is the betting tree of :mod:`hunl.solver.tree`; each player's private hands are the combos of his range
 with positive weight (at most 1,326); chance deals the river card on a turn endgame. The two ranges form the
 joint deal ``P(i, j) = w1[i] * w2[j] * [i, j and the board share no card] / Z`` (Libratus endgames give the
 ranges as reach vectors; Brown & Sandholm 2019 normalise each to sum 1, which does not change ``P``), and the
@@ -19,12 +19,12 @@ from functools import cached_property
 
 import numpy as np
 
-from games.core._kernels import ranked_spec
+from games.core.evaluation import ranked_showdown_terminal
 from games.core.showdown import terminal_row
 from games.core.tree import TERMINAL, Game
-from hunl.cards import COMBO_CARDS, COMBO_LABELS, check_board, format_card
-from hunl.ranges import check_range, parse_range
-from hunl.tree import BetSizes, BettingTree, TreeConfig, build_tree
+from hunl.poker.cards import COMBO_CARDS, COMBO_LABELS, check_board, format_card
+from hunl.poker.ranges import check_range, parse_range
+from hunl.solver.tree import BetSizes, BettingTree, TreeConfig, build_tree
 
 __all__ = ["DENSE_LIMIT", "HoldemEndgame"]
 
@@ -60,8 +60,8 @@ class HoldemEndgame(Game):
         4 cards (turn endgame) or 5 (river), e.g. ``"7s9h9cTc"``; no card repeated.
     ranges : sequence of two (str or array_like of shape (1326,))
         Player 1's (out of position, first to act) and player 2's range: a range string in solver syntax
-        (``"AA,KQs,T9s-76s"``, see :func:`hunl.ranges.parse_range`) or nonnegative weights per combo in the
-        order of :mod:`hunl.cards` (e.g. Libratus reach probabilities). Weights need not sum to 1.
+        (``"AA,KQs,T9s-76s"``, see :func:`hunl.poker.ranges.parse_range`) or nonnegative weights per combo in the
+        order of :mod:`hunl.poker.cards` (e.g. Libratus reach probabilities). Weights need not sum to 1.
     pot : float
         Chips in the pot at the start of the endgame; each player has put in half.
     stack : float
@@ -71,7 +71,7 @@ class HoldemEndgame(Game):
     raise_cap : int, default 3
         Raises allowed per street after the first bet.
     allin_threshold : float, default 0
-        See :class:`hunl.tree.TreeConfig`.
+        See :class:`hunl.solver.tree.TreeConfig`.
     big_blind : float, default 100
         The big blind in chips, for mbb/g and big blinds per hand.
     dtype : {"float32", "float64"}, default "float32"
@@ -135,7 +135,7 @@ class HoldemEndgame(Game):
 
     # ------------------------------------------------------------------ set-up
     def _setup_hands(self) -> None:
-        from hunl.evaluator import combo_strengths
+        from hunl.poker.evaluator import combo_strengths
 
         combos = tuple(np.flatnonzero(self.weights[p] > 0) for p in (0, 1))
         self.combos = combos
@@ -211,7 +211,7 @@ class HoldemEndgame(Game):
     # ------------------------------------------------------------------ Game interface
     def compiled_terminal(self) -> tuple:
         """The ranked-showdown evaluator (:mod:`games.core.showdown`): O(n) per terminal, no dense matrices."""
-        return ranked_spec(self._data)
+        return ranked_showdown_terminal(self._data)
 
     @property
     def prior(self) -> np.ndarray:
@@ -255,7 +255,7 @@ class HoldemEndgame(Game):
     def payoff(self, node: int, hand1: int, hand2: int) -> float:
         """Payoff to player 1 (chips) at terminal ``node`` with hands ``hand1``, ``hand2`` (indices into
         :attr:`combos`), from the rules: the fold transfer, or the showdown of the two best 5-card hands."""
-        from hunl.evaluator import evaluate7
+        from hunl.poker.evaluator import evaluate7
 
         t = self.tree
         if t.kind[node] != TERMINAL:

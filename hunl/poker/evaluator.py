@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hunl.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, check_board
+from hunl.poker.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, check_board
 
 __all__ = [
     "HAND_CATEGORIES",
@@ -442,7 +442,7 @@ def combo_strengths_nb(board, card_keys, rank_table, flush_table, class_raw, com
     card_keys, rank_table, flush_table, class_raw : ndarray
         ``tables().arrays()``.
     combo_cards : integer array (1326, 2)
-        :data:`hunl.cards.COMBO_CARDS`.
+        :data:`hunl.poker.cards.COMBO_CARDS`.
     out : integer array (1326,)
         Written in place.
     """
@@ -506,7 +506,7 @@ def evaluate7(cards) -> int:
     Parameters
     ----------
     cards : str or sequence of str/int
-        5, 6 or 7 distinct cards in any form :func:`hunl.cards.parse_cards` accepts (``"AsKs7h7d2c"``,
+        5, 6 or 7 distinct cards in any form :func:`hunl.poker.cards.parse_cards` accepts (``"AsKs7h7d2c"``,
         ``(51, 47, 21, 22, 3)``, ...).
 
     Returns
@@ -575,13 +575,13 @@ def combo_strengths(board) -> np.ndarray:
     Returns
     -------
     ndarray, int32 (1326,)
-        ``out[k]`` is the strength (1..7462) of combo ``k`` (:data:`hunl.cards.COMBO_CARDS` order) with the
+        ``out[k]`` is the strength (1..7462) of combo ``k`` (:data:`hunl.poker.cards.COMBO_CARDS` order) with the
         board, or :data:`NO_HAND` (-1) if the combo holds a board card.
 
     Raises
     ------
     ValueError, TypeError
-        If ``board`` is not five distinct valid cards (see :func:`hunl.cards.check_board`).
+        If ``board`` is not five distinct valid cards (see :func:`hunl.poker.cards.check_board`).
     """
     b = np.array(check_board(board, 5, 5), dtype=np.int64)
     out = np.empty(NUM_COMBOS, dtype=np.int32)
@@ -596,7 +596,7 @@ class ShowdownOrder:
     Attributes
     ----------
     order : ndarray, int32 (m,)
-        Combo indices (:data:`hunl.cards.COMBO_CARDS` order) of the ``m = 1081`` combos without a board card,
+        Combo indices (:data:`hunl.poker.cards.COMBO_CARDS` order) of the ``m = 1081`` combos without a board card,
         by ascending strength; equal strengths are adjacent, in increasing combo index.
     strength : ndarray, int32 (m,)
         Their strengths (1..7462), non-decreasing.

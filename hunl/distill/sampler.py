@@ -11,7 +11,7 @@ k])`` alone, so any split of the stream into ranges gives the same endgames. An 
   chosen independently for each player with the probabilities ``range_models``.
 
 The joint deal of the two hands is ``P(i, j) ~ w1[i] * w2[j] * [i and j share no card]``
-(:class:`hunl.game.HoldemEndgame`): Algorithm 5 of the paper on the 1,326 combos.
+(:class:`hunl.solver.game.HoldemEndgame`): Algorithm 5 of the paper on the 1,326 combos.
 
 Range models
 ------------
@@ -27,7 +27,7 @@ float32 storage of the range exact in its support); ``max_combos`` then keeps on
 
 ``"strength"`` -- a random function of the hand's showdown-strength percentile on the board
     ``q`` in (0, 1) is the hand's mid-rank among the combos that avoid the board (``(below + equal / 2) / n``;
-    river: by :func:`hunl.evaluator.combo_strengths`; turn: the mean of the river percentile over the 48 river
+    river: by :func:`hunl.poker.evaluator.combo_strengths`; turn: the mean of the river percentile over the 48 river
     cards, each card excluding the combos that hold it). One of four shapes is drawn uniformly, with ``a``
     log-uniform in ``sharpness``:
 
@@ -68,10 +68,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hunl.cards import HAND_CLASS, NUM_CARDS, NUM_COMBOS, board_conflicts, unblocked_sums
-from hunl.evaluator import combo_strengths
-from hunl.game import HoldemEndgame
-from hunl.tree import STREETS, BetSizes, TreeConfig, build_tree
+from hunl.poker.cards import HAND_CLASS, NUM_CARDS, NUM_COMBOS, board_conflicts, unblocked_sums
+from hunl.poker.evaluator import combo_strengths
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import STREETS, BetSizes, TreeConfig, build_tree
 from rulelearn.data.distributions import random_simplex
 
 __all__ = [
@@ -110,7 +110,7 @@ def action_pattern(betting) -> tuple:
 
     Parameters
     ----------
-    betting : hunl.tree.BettingTree
+    betting : hunl.solver.tree.BettingTree
 
     Returns
     -------
@@ -148,7 +148,7 @@ def min_spr(street: str = "river", bet_sizes: BetSizes = RIVER_SIZES, raise_cap:
 
     It is ``max(c) / pot - 1/2`` over the non-all-in bets and raises of the tree without a stack limit, where
     ``c`` is the bettor's total contribution after the action (half the starting pot included): a bet of size
-    ``c`` collapses exactly when ``c >= pot / 2 + stack`` (:mod:`hunl.tree`).
+    ``c`` collapses exactly when ``c >= pot / 2 + stack`` (:mod:`hunl.solver.tree`).
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ def strength_percentile(board) -> np.ndarray:
     -------
     numpy.ndarray of float64, shape (1326,)
         River: the combo's mid-rank ``(below + equal / 2) / n`` among the ``n = 1081`` combos that avoid the
-        board, by :func:`hunl.evaluator.combo_strengths` (no card removal between the two hands). Turn: the mean
+        board, by :func:`hunl.poker.evaluator.combo_strengths` (no card removal between the two hands). Turn: the mean
         of the river percentile over the 48 possible river cards, each river card averaging over the combos
         that avoid it. 0 for combos that share a card with the board.
 
@@ -234,7 +234,7 @@ class RandomEndgame:
     street : str
         ``"river"`` or ``"turn"``.
     board : numpy.ndarray of int64, shape (5,) or (4,)
-        Distinct card indices (:mod:`hunl.cards`), read-only.
+        Distinct card indices (:mod:`hunl.poker.cards`), read-only.
     weights : numpy.ndarray of float64, shape (2, 1326)
         Player 1's (out of position) and player 2's range: nonnegative, each row summing to 1, 0 on combos that
         share a card with the board; read-only.
@@ -327,7 +327,7 @@ class EndgameSampler:
         A bad street, range or size, an unknown range model or a negative probability, ``"bayes"`` on the turn,
         or an ``spr`` low end at which some bet would collapse into all-in; the message names the parameter.
     TypeError
-        If ``bet_sizes`` is not a :class:`hunl.tree.BetSizes`.
+        If ``bet_sizes`` is not a :class:`hunl.solver.tree.BetSizes`.
 
     Examples
     --------
@@ -367,7 +367,7 @@ class EndgameSampler:
         if self.spr[0] <= 0:
             raise ValueError(f"spr must be positive, got {self.spr!r}")
         if not isinstance(self.bet_sizes, BetSizes):
-            raise TypeError(f"bet_sizes must be a hunl.tree.BetSizes, got {self.bet_sizes!r}")
+            raise TypeError(f"bet_sizes must be a hunl.solver.tree.BetSizes, got {self.bet_sizes!r}")
         cap = self.raise_cap
         if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
             raise ValueError(f"raise_cap must be an integer >= 0, got {cap!r}")
@@ -524,7 +524,7 @@ class EndgameSampler:
         return RandomEndgame(int(seed), int(k), self.street, b, weights, pot, stack, tuple(labels))
 
     def game(self, endgame: RandomEndgame, dtype="float32") -> HoldemEndgame:
-        """The endgame as a :class:`hunl.game.HoldemEndgame` with this sampler's bet tree.
+        """The endgame as a :class:`hunl.solver.game.HoldemEndgame` with this sampler's bet tree.
 
         Raises
         ------
@@ -576,7 +576,7 @@ class EndgameSampler:
 
     def _bayes(self, rng, board, pot, stack) -> tuple[np.ndarray, str]:
         """Both players' river ranges by Bayes' rule from a solved turn endgame (see the module notes)."""
-        from hunl.solver import solve_endgame
+        from hunl.solver.solve import solve_endgame
 
         turn_board, river_card = board[:4], board[4]
         names, probs = zip(*[(n, w) for n, w in self._probs if n != "bayes"])

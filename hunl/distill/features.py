@@ -2,7 +2,7 @@
 E[HS] and E[HS^2].
 
 Every function returns one float64 number (or row of numbers) per combo, over all 1,326 combos in the order of
-:mod:`hunl.cards`, with NaN for combos that hold a board card (and, for the range features, for combos that no
+:mod:`hunl.poker.cards`, with NaN for combos that hold a board card (and, for the range features, for combos that no
 opponent combo with positive weight can face). Weight arguments are a range or reach probabilities over the
 1,326 combos, shape ``(1326,)``, or a batch of them, shape ``(K, 1326)`` (then the result has a leading
 ``K`` axis); weights of combos that hold a board card are ignored.
@@ -30,7 +30,7 @@ all is decided on integer counts (exact), not on float sums. Speed: ``benchmarks
 (section *HUNL interpretable features* of ``docs/BENCHMARKS.md``).
 
 >>> import numpy as np
->>> from hunl.cards import combo_index
+>>> from hunl.poker.cards import combo_index
 >>> eq = equity_vs_uniform("AsKsQsJs2h")
 >>> float(eq[combo_index("Ts", "3c")]), bool(np.isnan(eq[combo_index("As", "3c")]))   # royal flush; blocked
 (1.0, True)
@@ -47,8 +47,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from hunl.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, board_conflicts, check_board, unblocked_sums
-from hunl.evaluator import showdown_order
+from hunl.poker.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, board_conflicts, check_board, unblocked_sums
+from hunl.poker.evaluator import showdown_order
+from rulelearn.numeric import weighted_quantile_position
 
 __all__ = [
     "ehs",
@@ -184,8 +185,8 @@ def _river_equities(order, key, c0, c1, wt, uniform, eq, prob):  # pragma: no co
 def _weighted_quantiles(eq, prob, levels, out):  # pragma: no cover - compiled
     """For each column q and combo h of ``eq``/``prob`` (K, 1326, R): the quantiles ``inf{x : F(x) >= p}`` at
     each ``p`` in ``levels`` of the distribution with atoms ``eq[q, h, :]`` of probability proportional to
-    ``prob[q, h, :]`` (atoms of probability 0 ignored), into ``out`` (K, 1326, len(levels)); NaN if no atom
-    has positive probability."""
+    ``prob[q, h, :]`` (atoms of probability 0 ignored; :func:`rulelearn.numeric.weighted_quantile_position`), into
+    ``out`` (K, 1326, len(levels)); NaN if no atom has positive probability."""
     k, n_combos, n_boards = eq.shape
     n_levels = levels.size
     vals = np.empty(n_boards)
@@ -211,13 +212,8 @@ def _weighted_quantiles(eq, prob, levels, out):  # pragma: no cover - compiled
                 for t in range(n_levels):
                     out[q, h, t] = np.nan
                 continue
-            t = 0
-            cum = 0.0
-            for j in range(n):
-                cum += ps[j]
-                while t < n_levels and (cum >= levels[t] * total * (1.0 - 1e-12) or j == n - 1):
-                    out[q, h, t] = vals[j]
-                    t += 1
+            for t in range(n_levels):
+                out[q, h, t] = vals[weighted_quantile_position(ps, n, levels[t], total)]
 
 
 # ------------------------------------------------------------------------------------------- board set-up
@@ -353,7 +349,7 @@ def equity(board, opp_weights) -> np.ndarray:
     Parameters
     ----------
     board : str or sequence of str/int
-        A turn (4 cards) or river (5 cards) board, as :func:`hunl.cards.check_board` accepts.
+        A turn (4 cards) or river (5 cards) board, as :func:`hunl.poker.cards.check_board` accepts.
     opp_weights : array_like, float, shape (1326,) or (K, 1326)
         Nonnegative opponent weights per combo (a range or reach probabilities; they need not sum to 1).
         Combos holding a board card are ignored.
