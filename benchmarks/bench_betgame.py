@@ -21,7 +21,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
+
+from rulelearn.report.docblocks import cpu_model, write_section
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 ROOT = Path(__file__).resolve().parents[1]
 LOAD_START = os.getloadavg()[0]
@@ -208,7 +211,7 @@ def main(argv=None) -> int:
     text = render(solve, db1, db2, expl, cmd.strip(), big, dask)
     print(text)
     if not args.no_write:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
     return 0
 
 

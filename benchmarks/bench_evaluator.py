@@ -41,7 +41,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
 from numba import njit
 
 from hunl.poker.cards import COMBO_CARDS, NUM_COMBOS
@@ -56,6 +55,9 @@ from hunl.poker.evaluator import (
     showdown_order,
     tables,
 )
+from rulelearn.report.docblocks import cpu_model, write_section
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 ROOT = Path(__file__).resolve().parents[1]
 START = "<!-- bench_evaluator:start -->"
@@ -461,7 +463,7 @@ def main(argv=None) -> int:
     )
     print(text)
     if not args.no_write:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
         print(f"wrote the {START} section of docs/BENCHMARKS.md")
     return 0
 

@@ -27,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import cpu_model, write_section  # noqa: E402
+from rulelearn.report.docblocks import cpu_model, write_section
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 TARGET_PCT = {"river": 0.1, "turn": 0.5}
 START, END = "<!-- bench_hunl:start -->", "<!-- bench_hunl:end -->"
@@ -162,7 +163,7 @@ def main(argv=None) -> None:
     ])
     print(body)
     if not args.no_write:
-        write_section(body, START, END)
+        write_section(BENCHMARKS_MD, body, START, END)
 
 
 if __name__ == "__main__":

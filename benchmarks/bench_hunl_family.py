@@ -22,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import cpu_model, write_section
+from rulelearn.report.docblocks import cpu_model, write_section
 
 START, END = "<!-- bench_hunl_family:start -->", "<!-- bench_hunl_family:end -->"
 
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 def run(games: int, seed: int, **params) -> dict:
     import numba
@@ -108,7 +109,7 @@ def main(argv=None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     if not args.no_write:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
     return 0
 
 

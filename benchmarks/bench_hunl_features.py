@@ -27,22 +27,21 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import cpu_model, write_section
-
 from hunl.distill import features
 from hunl.distill.abstraction import CardAbstraction
 from hunl.poker.cards import COMBO_CARDS, NUM_COMBOS
 from hunl.poker.evaluator import combo_strengths
+from rulelearn.report.docblocks import cpu_model, write_section
 
 START, END = "<!-- bench_hunl_features:start -->", "<!-- bench_hunl_features:end -->"
 
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 def _best(fn, repeat: int) -> float:
     best = np.inf
@@ -159,7 +158,7 @@ def main(argv=None) -> None:
     text = render(rows, args, (load0, os.getloadavg()[0]), cpu, wall)
     print(text)
     if not args.no_write:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,15 @@ import argparse
 import os
 import platform
 import resource
-import sys
 import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
-from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
+
+from rulelearn.report.docblocks import cpu_model, write_section
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- bench_learners:start -->", "<!-- bench_learners:end -->"
@@ -128,7 +130,6 @@ def bench_knn(family, cols, n_train: int, n_test: int, sk_queries: int) -> dict:
 
 def _kmedoids_child(X: np.ndarray, strategies: np.ndarray, k: int) -> dict:
     """Runs in a fresh process, so that its peak memory is that of k-medoids (plus imports and data)."""
-    sys.path.insert(0, str(ROOT))
     from rulelearn.learners import EMDKMedoids
     from rulelearn.learners.kmedoids import AUTO_BUILD_MAX
     from rulelearn.learners.l1 import l1_pairwise
@@ -271,7 +272,6 @@ def main(argv=None) -> int:
                         help="solve and store the missing games of an existing database (a new one is always filled)")
     parser.add_argument("--quick", action="store_true", help="small sizes, print only")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
     from rulelearn.family import load_family
 
     if args.quick:
@@ -301,7 +301,7 @@ def main(argv=None) -> int:
     if args.quick:
         print(text)
     else:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
         print(f"wrote the bench_learners section of {Path('docs/BENCHMARKS.md')}")
     return 0
 

@@ -29,7 +29,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import cpu_model, write_section  # benchmarks/_report.py (sys.path[0] is this folder)
+
+from rulelearn.report.docblocks import cpu_model, write_section
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 
 ROOT = Path(__file__).resolve().parents[1]
 START = "<!-- bench_solvers:start -->"
@@ -206,7 +209,7 @@ def main(argv=None) -> int:
     text = render(lp_rows, cfr_rows, cmd.strip())
     print(text)
     if not args.no_write:
-        write_section(text, START, END)
+        write_section(BENCHMARKS_MD, text, START, END)
     return 0
 
 

@@ -30,6 +30,7 @@ from rulelearn.validation import (
     PMF_ATOL,
     STRATEGY_ATOL,
     as_float_array,
+    check_int,
     check_probability_rows,
 )
 
@@ -73,9 +74,7 @@ class BetGame:
     bet_step: float = field(default=0.1, repr=False)
 
     def __post_init__(self):
-        if int(self.n_cards) != self.n_cards or self.n_cards < 2:
-            raise ValueError(f"n_cards must be an integer >= 2, got {self.n_cards!r}")
-        object.__setattr__(self, "n_cards", int(self.n_cards))
+        object.__setattr__(self, "n_cards", check_int("n_cards", self.n_cards, 2))
         if not np.isfinite(self.ante) or self.ante <= 0:
             raise ValueError(f"ante must be a positive number of chips, got {self.ante!r}")
         if not np.isfinite(self.stack) or self.stack < 0:

@@ -48,6 +48,7 @@ from sklearn.utils.validation import check_is_fitted
 from hunl.distill.features import ehs, ehs2, river_hand_strengths
 from hunl.poker.cards import NUM_COMBOS, check_board
 from rulelearn.numeric import weighted_quantile_position
+from rulelearn.validation import check_int
 
 __all__ = ["CardAbstraction", "EncodingError", "bucket_means", "encoding_error", "kmeans_1d"]
 
@@ -320,10 +321,7 @@ def kmeans_1d(values, n_clusters: int, sample_weight=None):
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError(f"values must be a non-empty finite 1-D array, got shape {x.shape}")
-    if isinstance(n_clusters, (bool, np.bool_)) or not isinstance(n_clusters, (int, np.integer)):
-        raise TypeError(f"n_clusters must be an integer, got {type(n_clusters).__name__}")
-    if n_clusters < 1:
-        raise ValueError(f"n_clusters must be >= 1, got {n_clusters}")
+    check_int("n_clusters", n_clusters, 1, strict_type=True)
     c = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if c.shape != x.shape or not np.all(np.isfinite(c)) or np.any(c <= 0):
         raise ValueError("sample_weight must be positive and finite, one per value")
@@ -507,11 +505,7 @@ class CardAbstraction(BaseEstimator):
     # ----------------------------------------------------------------------------------- helpers
     @staticmethod
     def _positive_int(value, name: str, minimum: int = 1) -> int:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-        if value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
-        return int(value)
+        return check_int(name, value, minimum, strict_type=True)
 
     def _check_params(self) -> None:
         if self.method not in _METHODS:

@@ -50,6 +50,7 @@ from numba import njit
 from hunl.poker.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, board_conflicts, check_board, unblocked_sums
 from hunl.poker.evaluator import showdown_order
 from rulelearn.numeric import weighted_quantile_position
+from rulelearn.validation import check_int
 
 __all__ = [
     "ehs",
@@ -479,10 +480,7 @@ def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilitie
         If an argument has the wrong type.
     """
     cards = _board(board, 4, 4)
-    if isinstance(quantiles, (bool, np.bool_)) or not isinstance(quantiles, (int, np.integer)):
-        raise TypeError(f"quantiles must be an integer, got {type(quantiles).__name__}")
-    if quantiles < 1:
-        raise ValueError(f"quantiles must be a positive integer, got {quantiles}")
+    check_int("quantiles", quantiles, 1, strict_type=True)
     if river_probabilities not in ("range", "uniform"):
         raise ValueError(f"river_probabilities must be 'range' or 'uniform', got {river_probabilities!r}")
     w, single = _weights(opp_weights, "opp_weights", cards)

@@ -73,6 +73,7 @@ from hunl.poker.evaluator import combo_strengths
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import STREETS, BetSizes, TreeConfig, build_tree
 from rulelearn.data.distributions import random_simplex
+from rulelearn.validation import check_int, check_real
 
 __all__ = [
     "BAYES_LINES",
@@ -276,14 +277,6 @@ def _even_bounds(pot) -> tuple[int, int]:
     return 2 * math.ceil(pot[0] / 2), 2 * math.floor(pot[1] / 2)
 
 
-def _positive_int(name: str, value, allow_none: bool = False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer{' or None' if allow_none else ''}, got {value!r}")
-    return int(value)
-
-
 # ---------------------------------------------------------------------------------------------- sampler
 @dataclass(frozen=True)
 class EndgameSampler:
@@ -368,17 +361,11 @@ class EndgameSampler:
             raise ValueError(f"spr must be positive, got {self.spr!r}")
         if not isinstance(self.bet_sizes, BetSizes):
             raise TypeError(f"bet_sizes must be a hunl.solver.tree.BetSizes, got {self.bet_sizes!r}")
-        cap = self.raise_cap
-        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0:
-            raise ValueError(f"raise_cap must be an integer >= 0, got {cap!r}")
-        object.__setattr__(self, "raise_cap", int(cap))
-        bb = self.big_blind
-        if isinstance(bb, bool) or not isinstance(bb, (int, float, np.number)) or not (math.isfinite(bb) and bb > 0):
-            raise ValueError(f"big_blind must be a positive number of chips, got {bb!r}")
-        object.__setattr__(self, "big_blind", float(bb))
-        object.__setattr__(self, "max_combos", _positive_int("max_combos", self.max_combos, allow_none=True))
-        object.__setattr__(self, "bayes_combos", _positive_int("bayes_combos", self.bayes_combos))
-        object.__setattr__(self, "bayes_iterations", _positive_int("bayes_iterations", self.bayes_iterations))
+        object.__setattr__(self, "raise_cap", check_int("raise_cap", self.raise_cap, 0))
+        object.__setattr__(self, "big_blind", check_real("big_blind", self.big_blind, 0.0, low_open=True))
+        object.__setattr__(self, "max_combos", check_int("max_combos", self.max_combos, 1, allow_none=True))
+        object.__setattr__(self, "bayes_combos", check_int("bayes_combos", self.bayes_combos, 1))
+        object.__setattr__(self, "bayes_iterations", check_int("bayes_iterations", self.bayes_iterations, 1))
         object.__setattr__(self, "range_models", self._check_models(self.range_models))
         # the fixed tree shape: nothing may collapse into all-in at the smallest stack
         need = min_spr(street, self.bet_sizes, self.raise_cap) + _ROUNDING_CHIPS / self.pot[0]
@@ -487,8 +474,7 @@ class EndgameSampler:
             If ``seed`` or ``k`` is not a nonnegative integer.
         """
         for name, v in (("seed", seed), ("k", k)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a nonnegative integer, got {v!r}")
+            check_int(name, v, 0)
         rng = np.random.default_rng([int(seed), int(k)])
         n_board = STREETS[self.street]
         board = tuple(int(c) for c in rng.choice(NUM_CARDS, size=n_board, replace=False))

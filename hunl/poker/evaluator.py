@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from hunl.poker.cards import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, check_board
+from rulelearn.validation import check_int
 
 __all__ = [
     "HAND_CATEGORIES",
@@ -682,6 +683,4 @@ def hand_category(strength) -> str:
     TypeError
         If ``strength`` is not an integer.
     """
-    if not isinstance(strength, (int, np.integer)) or isinstance(strength, (bool, np.bool_)):
-        raise TypeError(f"strength must be an integer, got {type(strength).__name__}")
-    return HAND_CATEGORIES[category_index(int(strength))]
+    return HAND_CATEGORIES[category_index(check_int("strength", strength, strict_type=True))]

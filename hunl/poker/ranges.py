@@ -44,6 +44,7 @@ from hunl.poker.cards import (
     class_combos,
     parse_combo,
 )
+from rulelearn.validation import check_int
 
 __all__ = ["parse_range", "format_range", "check_range"]
 
@@ -372,11 +373,7 @@ def format_range(weights, precision: int = 3, board=None) -> str:
         On a wrong shape, non-finite weights or weights outside [0, 1], a precision outside 0..12, or positive
         weight on a combo that conflicts with ``board``.
     """
-    if not isinstance(precision, (int, np.integer)) or isinstance(precision, bool) \
-            or not 0 <= precision <= _MAX_PRECISION:
-        raise ValueError(
-            f"precision must be an integer number of decimals in 0..{_MAX_PRECISION}, got {precision!r}"
-        )
+    check_int("precision", precision, 0, _MAX_PRECISION)
     w = _check_weights(weights, "weights", bounded=True)
     live = np.ones(NUM_COMBOS, dtype=bool)
     if board is not None:

@@ -87,6 +87,7 @@ from hunl.poker.ranges import check_range, parse_range
 from hunl.solver.libratus import ENDGAMES, LibratusEndgame, load_endgame
 from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
+from rulelearn.validation import check_int
 
 try:  # Python >= 3.11
     import tomllib
@@ -238,9 +239,7 @@ class Spot:
             sizes = getattr(self, f"{street}_sizes")
             if not isinstance(sizes, BetSizes):
                 raise TypeError(f"bet_sizes.{street} must be a BetSizes, got {type(sizes).__name__}")
-        if self.raise_cap is not None and (not _is_int(self.raise_cap) or self.raise_cap < 0):
-            raise ValueError(f"bet_sizes.raise_cap must be an integer >= 0 (or None: no cap), "
-                             f"got {self.raise_cap!r}")
+        check_int("bet_sizes.raise_cap", self.raise_cap, 0, allow_none=True)
         thr = _number(self.allin_threshold, "bet_sizes.allin_threshold")
         if thr < 0:
             raise ValueError(f"bet_sizes.allin_threshold must be >= 0, got {self.allin_threshold!r}")

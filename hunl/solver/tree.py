@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, NodeSpec, PublicTree
+from rulelearn.validation import check_int, check_real
 
 __all__ = [
     "LIBRATUS_SIZES",
@@ -133,23 +134,10 @@ class TreeConfig:
         if street not in STREETS:
             raise ValueError(f"street must be 'turn' or 'river', got {self.street!r}")
         object.__setattr__(self, "street", street)
-        for name in ("pot", "stack", "allin_threshold"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise ValueError(f"{name} must be a number, got {v!r}")
-            if not math.isfinite(float(v)):
-                raise ValueError(f"{name} must be finite, got {v!r}")
-            object.__setattr__(self, name, float(v))
-        if self.pot <= 0:
-            raise ValueError(f"pot must be positive (chips), got {self.pot!r}")
-        if self.stack < 0:
-            raise ValueError(f"stack (chips behind) must be >= 0, got {self.stack!r}")
-        if self.allin_threshold < 0:
-            raise ValueError(f"allin_threshold must be >= 0, got {self.allin_threshold!r}")
-        cap = self.raise_cap
-        if isinstance(cap, bool) or int(cap) != cap or cap < 0:
-            raise ValueError(f"raise_cap must be an integer >= 0, got {cap!r}")
-        object.__setattr__(self, "raise_cap", int(cap))
+        object.__setattr__(self, "pot", check_real("pot", self.pot, 0.0, low_open=True))
+        object.__setattr__(self, "stack", check_real("stack", self.stack, 0.0))
+        object.__setattr__(self, "allin_threshold", check_real("allin_threshold", self.allin_threshold, 0.0))
+        object.__setattr__(self, "raise_cap", check_int("raise_cap", self.raise_cap, 0))
         for name in ("turn", "river"):
             if not isinstance(getattr(self, name), BetSizes):
                 raise ValueError(f"{name} must be a BetSizes, got {getattr(self, name)!r}")

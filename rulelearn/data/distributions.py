@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rulelearn.validation import as_float_array, check_probability_rows
+from rulelearn.validation import as_float_array, check_int, check_probability_rows
 
 __all__ = [
     "random_simplex",
@@ -48,8 +48,7 @@ def random_simplex(n: int, rng: np.random.Generator, size: int | tuple[int, ...]
     ValueError
         If ``n < 1``.
     """
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+    n = check_int("n", n, 1)
     shape = (() if size is None else ((size,) if np.isscalar(size) else tuple(size))) + (int(n),)
     e = rng.standard_exponential(shape)
     return e / e.sum(axis=-1, keepdims=True)
@@ -118,8 +117,7 @@ def random_deal(n: int, rng: np.random.Generator, size: int | tuple[int, ...] | 
 
 def uniform_deal(n: int) -> np.ndarray:
     """The deal in which each ordered pair of distinct cards is equally likely, shape ``(n, n)``."""
-    if int(n) != n or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    n = check_int("n", n, 2)
     probs = np.full((n, n), 1.0 / (n * (n - 1)))
     np.fill_diagonal(probs, 0.0)
     return probs

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from rulelearn.validation import as_float_array
+from rulelearn.validation import as_float_array, check_int
 
 __all__ = [
     "action_gap_weights",
@@ -45,8 +45,7 @@ __all__ = [
 
 
 def _split_players(x: np.ndarray, n_players: int, name: str) -> np.ndarray:
-    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or n_players < 1:
-        raise ValueError(f"n_players must be a positive integer, got {n_players!r}")
+    check_int("n_players", n_players, 1)
     if x.ndim < 1 or x.shape[-1] % n_players:
         raise ValueError(f"{name} has {x.shape[-1]} features, not a multiple of n_players={n_players}")
     d = x.shape[-1] // n_players

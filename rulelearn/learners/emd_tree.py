@@ -36,7 +36,7 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from rulelearn.validation import as_float_array
+from rulelearn.validation import as_float_array, check_int
 
 __all__ = ["EMDTree", "EMDTreeRegressor"]
 
@@ -632,12 +632,8 @@ class EMDTreeRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("X needs at least one row")
         if np.any(t < 0) or np.any(t > 1):
             raise ValueError("y must lie in [0, 1] (cumulative probabilities)")
-        if self.max_depth is not None and (isinstance(self.max_depth, bool) or
-                                           not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0):
-            raise ValueError(f"max_depth must be None or a non-negative integer, got {self.max_depth!r}")
-        msl = self.min_samples_leaf
-        if isinstance(msl, bool) or not isinstance(msl, (int, np.integer)) or msl < 1:
-            raise ValueError(f"min_samples_leaf must be a positive integer, got {msl!r}")
+        check_int("max_depth", self.max_depth, 0, allow_none=True, strict_type=True)
+        msl = check_int("min_samples_leaf", self.min_samples_leaf, 1, strict_type=True)
         n_out = t.shape[1]
         if self.output_weights is None:
             w = np.full(n_out, 1.0 / n_out)
@@ -689,8 +685,7 @@ class EMDTreeRegressor(RegressorMixin, BaseEstimator):
             If ``max_depth`` is not a non-negative integer.
         """
         check_is_fitted(self, "tree_")
-        if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
-            raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+        check_int("max_depth", max_depth, 0, strict_type=True)
         t = self.tree_
         depth = t.node_depth
         keep = int(np.count_nonzero(depth <= max_depth))

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rulelearn.learners._common import check_features, check_targets, to_cdf_features
 from rulelearn.learners.l1 import L1NeighborIndex, l1_nearest
+from rulelearn.validation import check_int
 
 __all__ = ["EMDNearestNeighbors"]
 
@@ -84,8 +85,7 @@ class EMDNearestNeighbors(BaseEstimator):
         if self.algorithm not in _ALGORITHMS:
             raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {self.algorithm!r}")
         k = self.n_neighbors
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= X.shape[0]:
-            raise ValueError(f"n_neighbors must be an integer in 1..{X.shape[0]}, got {k!r}")
+        check_int("n_neighbors", k, 1, X.shape[0], strict_type=True)
         cdf = to_cdf_features(X, self.n_players, self.input_kind)
         self._scale = 1.0 / (self.n_players * (cdf.shape[1] // self.n_players - 1))
         self._train = np.ascontiguousarray(cdf)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from rulelearn.validation import check_int
+
 __all__ = ["L1NeighborIndex", "l1_nearest", "l1_pairwise"]
 
 _TRAIN_BLOCK = 2048  # training rows per block: 2048 x 20 float64 = 320 KiB, stays in L2
@@ -272,9 +274,7 @@ class L1NeighborIndex:
         x = np.ascontiguousarray(train, dtype=np.float64)
         if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
             raise ValueError(f"train must be a non-empty 2-D array, got shape {x.shape}")
-        if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) or not (
-                1 <= n_groups <= x.shape[1]):
-            raise ValueError(f"n_groups must be an integer in 1..{x.shape[1]}, got {n_groups!r}")
+        check_int("n_groups", n_groups, 1, x.shape[1], strict_type=True)
         self.train = x
         self.groups = np.array_split(np.arange(x.shape[1]), int(n_groups))
         self._sums_t = np.ascontiguousarray(self._group_sums(x).T)
@@ -306,8 +306,7 @@ class L1NeighborIndex:
         qx = np.ascontiguousarray(queries, dtype=np.float64)
         if qx.ndim != 2 or qx.shape[1] != self.train.shape[1]:
             raise ValueError(f"queries must have shape (q, {self.train.shape[1]}), got {qx.shape}")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= self.train.shape[0]:
-            raise ValueError(f"k must be in 1..{self.train.shape[0]}, got {k!r}")
+        check_int("k", k, 1, self.train.shape[0], strict_type=True)
         out_dist = np.empty((qx.shape[0], int(k)))
         out_idx = np.empty((qx.shape[0], int(k)), dtype=np.int64)
         refined = np.empty(qx.shape[0], dtype=np.int64)

@@ -1,7 +1,6 @@
 """Rule sets: EMD medoid, nested trees, exploitability-in-the-loop growth, optimal leaves."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
