@@ -1,4 +1,4 @@
-"""hunl.ranges: solver range syntax against a string-based reference, round trips, and every error rule."""
+"""hunl.poker.ranges: solver range syntax against a string-based reference, round trips, and every error rule."""
 
 import doctest
 

@@ -1,4 +1,4 @@
-"""hunl.abstraction: exact 1-D k-means against enumeration of all partitions, E[HS] buckets monotone, EMD
+"""hunl.distill.abstraction: exact 1-D k-means against enumeration of all partitions, E[HS] buckets monotone, EMD
 k-medians checked with POT's wasserstein_1d, encoding error against a loop, estimator conventions, bad input."""
 
 import doctest

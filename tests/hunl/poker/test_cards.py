@@ -1,4 +1,4 @@
-"""hunl.cards: card/combo tables against brute-force enumeration, the hand grid, masks and grid averages."""
+"""hunl.poker.cards: card/combo tables against brute-force enumeration, the hand grid, masks and grid averages."""
 
 import doctest
 import itertools

@@ -1,4 +1,4 @@
-"""scripts/solve_spot.py, hunl.output: an end-to-end run, the four files, the long table vs the solver."""
+"""scripts/solve_spot.py, hunl.solver.output: an end-to-end run, the four files, the long table vs the solver."""
 
 import importlib.util
 import json
@@ -17,7 +17,7 @@ from hunl.solver.output import first_decision_figure, strategy_frame, write_outp
 from hunl.solver.solve import solve_endgame
 from hunl.solver.spot import parse_spot
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "solve_spot.py"
 
 RIVER = {

@@ -1,4 +1,4 @@
-"""hunl.spot: TOML, JSON and Libratus spot files give the same Spot; every bad input names file and field."""
+"""hunl.solver.spot: TOML, JSON and Libratus spot files give the same Spot; every bad input names file and field."""
 
 import dataclasses
 import json
@@ -16,7 +16,7 @@ from hunl.solver.libratus import ENV_VAR, endgame_dir, load_endgame
 from hunl.solver.spot import UNCAPPED, Spot, load_spot, parse_spot, spot_from_endgame
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "spots"
 
 TOML = """

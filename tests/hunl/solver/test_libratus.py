@@ -1,4 +1,4 @@
-"""hunl.libratus: the four real endgame files load as published, malformed files raise clear errors."""
+"""hunl.solver.libratus: the four real endgame files load as published, malformed files raise clear errors."""
 
 import doctest
 import itertools
@@ -18,7 +18,7 @@ PUBLISHED = {
     "subgame3": ("river", "4s8hTc9h2s", 500.0),
     "subgame4": ("river", "JsKs5cQs7d", 3750.0),
 }
-REPO_DIR = Path(__file__).resolve().parents[1] / "data" / "libratus_endgames"
+REPO_DIR = Path(__file__).resolve().parents[3] / "data" / "libratus_endgames"
 SHARED_DIR = Path("/work/shared/data/libratus_endgames")
 
 

@@ -1,4 +1,4 @@
-"""hunl.evaluator: agreement with phevaluator, exhaustive enumerations against published hand frequencies,
+"""hunl.poker.evaluator: agreement with phevaluator, exhaustive enumerations against published hand frequencies,
 hand-ranking rules, combo strengths and showdown order of a board, numba callability and bad input."""
 
 import doctest

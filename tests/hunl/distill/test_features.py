@@ -1,5 +1,5 @@
-"""hunl.features: every feature against a brute-force loop over hands, opponent hands and river cards with
-hunl.evaluator.evaluate7; batches, suit-permutation invariance, the nuts, bad input."""
+"""hunl.distill.features: every feature against a brute-force loop over hands, opponent hands and river cards with
+hunl.poker.evaluator.evaluate7; batches, suit-permutation invariance, the nuts, bad input."""
 
 import doctest
 import functools

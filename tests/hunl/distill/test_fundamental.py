@@ -100,7 +100,7 @@ def test_rules_from_tree_partition_the_tree(solved):
 
 
 def test_pipeline_steps_agree_with_direct_calls(solved, tmp_path):
-    """hunl.pipeline on a tiny stored database equals decision_rows / evaluate_policy called directly."""
+    """hunl.distill.pipeline on a tiny stored database equals decision_rows / evaluate_policy called directly."""
     from hunl.distill.cost import evaluate_policy
     from hunl.distill.family import HoldemRiverFamily
     from hunl.distill.pipeline import collect_rows, evaluate_task, rows_task, score_policies
