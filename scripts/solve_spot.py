@@ -7,7 +7,7 @@ Usage::
                                  [--check-every K] [--raise-cap R] [--dtype {float32,float64}] [--out DIR]
                                  [--full-json] [--no-plot] [--json] [--quiet]
 
-SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.solver.spot`, ``examples/spots/README.md``), a
+SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.solver.spot_files`, ``examples/spots/README.md``), a
 Libratus endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]``
 section. Writes ``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless
 ``--full-json``), ``summary.json`` and ``first_decision.png`` to ``--out`` (default
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from hunl.solver.output import write_outputs
     from hunl.solver.solve import solve_endgame
-    from hunl.solver.spot import load_spot
+    from hunl.solver.spot_files import load_spot
 
     def say(msg: str) -> None:
         if not args.quiet:

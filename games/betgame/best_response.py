@@ -107,56 +107,49 @@ def _p1_one(probs, call, bets, ante, strategy_out, store_strategy):  # pragma: n
     return total
 
 
-# One body per best response, two drivers: a serial loop for small batches (a parallel region costs more than
-# a deal) and a prange loop for large ones. ``out`` is (G, n, B) when storing, else a (1, n, B) dummy.
+# Two drivers over a batch of deals: a serial loop for small batches (a parallel region costs more than a deal)
+# and a prange loop for large ones. ``player`` picks the best response (1: player 1's, to ``policy`` = player 2's
+# call probabilities; 2: player 2's, to ``policy`` = player 1's strategy). ``out`` is (G, n, B) when storing, else
+# a (1, n, B) dummy.
 @njit(cache=True)
-def _p2_serial(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
+def _batch_serial(player, probs, policy, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
     stride = 1 if store else 0  # an int index (a conditional inside a parfor is typed as float)
     for g in range(probs.shape[0]):
-        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g * stride], store)
+        if player == 1:
+            value[g] = _p1_one(probs[g], policy[g], bets, ante, out[g * stride], store)
+        else:
+            value[g] = _p2_one(probs[g], policy[g], bets, ante, out[g * stride], store)
     return value
 
 
 @njit(cache=True, parallel=True)
-def _p2_parallel(probs, strategy, bets, ante, out, store):  # pragma: no cover - numba
+def _batch_parallel(player, probs, policy, bets, ante, out, store):  # pragma: no cover - numba
     value = np.empty(probs.shape[0])
     stride = 1 if store else 0
     for g in prange(probs.shape[0]):
-        value[g] = _p2_one(probs[g], strategy[g], bets, ante, out[g * stride], store)
+        if player == 1:
+            value[g] = _p1_one(probs[g], policy[g], bets, ante, out[g * stride], store)
+        else:
+            value[g] = _p2_one(probs[g], policy[g], bets, ante, out[g * stride], store)
     return value
 
 
-@njit(cache=True)
-def _p1_serial(probs, call, bets, ante, out, store):  # pragma: no cover - numba
-    value = np.empty(probs.shape[0])
-    stride = 1 if store else 0  # an int index (a conditional inside a parfor is typed as float)
-    for g in range(probs.shape[0]):
-        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g * stride], store)
-    return value
-
-
-@njit(cache=True, parallel=True)
-def _p1_parallel(probs, call, bets, ante, out, store):  # pragma: no cover - numba
-    value = np.empty(probs.shape[0])
-    stride = 1 if store else 0
-    for g in prange(probs.shape[0]):
-        value[g] = _p1_one(probs[g], call[g], bets, ante, out[g * stride], store)
-    return value
-
-
-#: Batches of at least this many deals use the parallel drivers.
+#: Batches of at least this many deals use the parallel driver.
 PARALLEL_MIN_BATCH = 256
 
 
+def _best_response_kernel(player: int, probs, policy, bets, ante, out, store):
+    run = _batch_parallel if probs.shape[0] >= PARALLEL_MIN_BATCH else _batch_serial
+    return run(player, probs, policy, bets, ante, out, store)
+
+
 def _p2_best_response_kernel(probs, strategy, bets, ante, out, store):
-    run = _p2_parallel if probs.shape[0] >= PARALLEL_MIN_BATCH else _p2_serial
-    return run(probs, strategy, bets, ante, out, store)
+    return _best_response_kernel(2, probs, strategy, bets, ante, out, store)
 
 
 def _p1_best_response_kernel(probs, call, bets, ante, out, store):
-    run = _p1_parallel if probs.shape[0] >= PARALLEL_MIN_BATCH else _p1_serial
-    return run(probs, call, bets, ante, out, store)
+    return _best_response_kernel(1, probs, call, bets, ante, out, store)
 
 
 def _dummy(n: int, n_bets: int) -> np.ndarray:

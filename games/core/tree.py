@@ -440,16 +440,36 @@ class Game:
             If the node is not terminal, the player is not 0 or 1, or ``opp_reach`` has the wrong shape or
             contains NaN/inf.
         """
+        t, r = self.terminal_query(node, player, opp_reach)
+        u = self.terminal_matrix(t)
+        return u @ r if player == 0 else -(u.T @ r)
+
+    def terminal_query(self, node, player: int, opp_reach) -> tuple[int, np.ndarray]:
+        """Check the arguments of :meth:`values` (for every game's implementation of it).
+
+        Returns
+        -------
+        node : int
+            The terminal node's id.
+        opp_reach : numpy.ndarray of float64, shape ``(H_opp,)``
+
+        Raises
+        ------
+        ValueError
+            As :meth:`values`.
+        """
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
-        u = self.terminal_matrix(node)
+        t = self.tree.node(node)
+        if self.tree.kind[t] != TERMINAL:
+            raise ValueError(f"node {t} ({self.tree.history[t] or 'root'}) is not terminal")
         r = np.asarray(opp_reach, dtype=np.float64)
         h_opp = self.num_hands[1 - player]
         if r.shape != (h_opp,):
             raise ValueError(f"opp_reach must have shape ({h_opp},) for player {player}'s opponent, got {r.shape}")
         if not np.all(np.isfinite(r)):
             raise ValueError("opp_reach contains NaN or infinite entries")
-        return u @ r if player == 0 else -(u.T @ r)
+        return t, r
 
     def hand_possible(self, player: int) -> np.ndarray:
         """``(B, H_player)`` bool: whether each hand can be held at each board (card removal)."""

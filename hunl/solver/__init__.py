@@ -9,6 +9,6 @@
 * :mod:`hunl.solver.solve` -- :func:`~hunl.solver.solve.solve_endgame` (DCFR or CFR+) with exploitability in
   chips, % of pot and mbb/g;
 * :mod:`hunl.solver.libratus` -- the four Libratus endgames (Brown & Sandholm 2019);
-* :mod:`hunl.solver.spot`, :mod:`hunl.solver.output` -- spot files and the strategy tables and heatmap of
-  ``scripts/solve_spot.py``.
+* :mod:`hunl.solver.spot`, :mod:`hunl.solver.spot_files`, :mod:`hunl.solver.output` -- spots, spot files (TOML,
+  JSON, Libratus) and the strategy tables and heatmap of ``scripts/solve_spot.py``.
 """

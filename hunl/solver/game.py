@@ -236,17 +236,7 @@ class HoldemEndgame(Game):
             If the node is not terminal, the player is not 0 or 1, or ``opp_reach`` has the wrong shape or
             non-finite entries.
         """
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
-        t = self.tree.node(node)
-        if self.tree.kind[t] != TERMINAL:
-            raise ValueError(f"node {t} ({self.tree.history[t] or 'root'}) is not terminal")
-        r = np.asarray(opp_reach, dtype=np.float64)
-        h_opp = self.num_hands[1 - player]
-        if r.shape != (h_opp,):
-            raise ValueError(f"opp_reach must have shape ({h_opp},) for player {player}'s opponent, got {r.shape}")
-        if not np.all(np.isfinite(r)):
-            raise ValueError("opp_reach contains NaN or infinite entries")
+        t, r = self.terminal_query(node, player, opp_reach)
         out = np.zeros(self.num_hands[player])
         terminal_row(player, int(self.tree.board[t]), float(self.tree.fold_value[t]),
                      float(self.tree.showdown_stake[t]), np.ascontiguousarray(r), out, self._data)

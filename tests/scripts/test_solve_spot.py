@@ -15,7 +15,7 @@ from hunl.poker.cards import COMBO_CARDS, COMBO_LABELS, HAND_CLASS, HAND_CLASS_L
 from hunl.solver.libratus import ENV_VAR
 from hunl.solver.output import first_decision_figure, strategy_frame, write_outputs, write_strategy_json
 from hunl.solver.solve import solve_endgame
-from hunl.solver.spot import parse_spot
+from hunl.solver.spot_files import parse_spot
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "solve_spot.py"

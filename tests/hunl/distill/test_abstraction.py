@@ -13,7 +13,9 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from hunl.distill import abstraction
-from hunl.distill.abstraction import CardAbstraction, EncodingError, bucket_means, encoding_error, kmeans_1d
+from hunl.distill.abstraction import CardAbstraction
+from hunl.distill.clustering import kmeans_1d
+from hunl.distill.encoding import EncodingError, bucket_means, encoding_error
 from hunl.distill.features import ehs, ehs2, river_hand_strengths
 from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, NUM_COMBOS, board_conflicts, parse_cards
 

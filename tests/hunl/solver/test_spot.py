@@ -1,4 +1,4 @@
-"""hunl.solver.spot: TOML, JSON and Libratus spot files give the same Spot; every bad input names file and field."""
+"""hunl.solver.spot, hunl.solver.spot_files: TOML, JSON and Libratus spot files give the same Spot; every bad input names file and field."""
 
 import dataclasses
 import json
@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from hunl.poker.cards import COMBO_CARDS, board_conflicts, card_mask, format_cards, parse_cards, parse_combo
 from hunl.poker.ranges import parse_range
 from hunl.solver.libratus import ENV_VAR, endgame_dir, load_endgame
-from hunl.solver.spot import UNCAPPED, Spot, load_spot, parse_spot, spot_from_endgame
+from hunl.solver.spot import UNCAPPED, Spot, spot_from_endgame
+from hunl.solver.spot_files import load_spot, parse_spot
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 
 ROOT = Path(__file__).resolve().parents[3]

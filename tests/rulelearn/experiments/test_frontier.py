@@ -4,24 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from games.betgame.family import BetGameFamily
 from rulelearn.data.splits import SolvedGames, split_games
 from rulelearn.experiments.frontier import RuleSetConfig, rule_frontier, summarise_frontier
 from rulelearn.rules.leaves import LEAF_KINDS, LeafFitter, RuleSet
-
-FAMILY = BetGameFamily(n_cards=4, stack=2.0, bets=(0.0, 0.5, 1.0, 2.0))
-
-
-@pytest.fixture(scope="module")
-def db():
-    cols = FAMILY.solve_range(5, 0, 120)
-    ranges = FAMILY.ranges(cols)
-    X = np.cumsum(ranges, axis=-1).reshape(len(ranges), -1)
-    return cols, X
+from tests.rulelearn.conftest import SMALL_FAMILY as FAMILY
 
 
-def test_frontier_on_a_small_database(db):
-    cols, _ = db
+def test_frontier_on_a_small_database(small_db):
+    cols, _ = small_db
     cfg = RuleSetConfig(max_leaves=3, seeds=(0, 1), max_fit_games=1000, n_fit=40, n_score=40, n_screen=2,
                         min_leaf=8, kmedoids_max_samples=200)
     frontier, fitted = rule_frontier(SolvedGames(FAMILY, cols), cfg)
@@ -37,9 +27,9 @@ def test_frontier_on_a_small_database(db):
     assert (0, "exploitability tree") in fitted
 
 
-def test_frontier_rows_match_rule_sets_scored_directly(db):
+def test_frontier_rows_match_rule_sets_scored_directly(small_db):
     """The frontier scores each tree node once; the means must equal scoring each fitted rule set whole."""
-    cols, _ = db
+    cols, _ = small_db
     cfg = RuleSetConfig(max_leaves=4, seeds=(3,), max_fit_games=60, n_fit=40, n_score=40, n_screen=2, min_leaf=8,
                         kmedoids_max_samples=200)
     frontier, fitted = rule_frontier(SolvedGames(FAMILY, cols), cfg)
@@ -62,8 +52,8 @@ def test_frontier_rows_match_rule_sets_scored_directly(db):
                 assert row["train_exploitability"].iloc[0] == pytest.approx(train_e, abs=1e-12)
 
 
-def test_frontier_in_worker_processes_equals_one_process(db):
-    cols, _ = db
+def test_frontier_in_worker_processes_equals_one_process(small_db):
+    cols, _ = small_db
     cfg = RuleSetConfig(max_leaves=3, seeds=(0, 1), max_fit_games=60, n_fit=40, n_score=40, n_screen=2,
                         min_leaf=8, kmedoids_max_samples=200)
     one, _ = rule_frontier(SolvedGames(FAMILY, cols), cfg)

@@ -6,22 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
 
-from games.betgame.family import BetGameFamily
 from rulelearn.data.splits import SolvedGames
 from rulelearn.family import supports_group_optimum
 from rulelearn.features.distance import emd_medoid, pairwise_input_emd, strategy_cumulative
 from rulelearn.rules.growth import grow_cart_tree, grow_exploitability_tree
 from rulelearn.rules.leaves import LEAF_KINDS, LeafFitter, RuleSet
-
-FAMILY = BetGameFamily(n_cards=4, stack=2.0, bets=(0.0, 0.5, 1.0, 2.0))
-
-
-@pytest.fixture(scope="module")
-def db():
-    cols = FAMILY.solve_range(5, 0, 120)
-    ranges = FAMILY.ranges(cols)
-    X = np.cumsum(ranges, axis=-1).reshape(len(ranges), -1)
-    return cols, X
+from tests.rulelearn.conftest import SMALL_FAMILY as FAMILY
 
 
 # ------------------------------------------------------------------------------------------ EMD medoid
@@ -45,8 +35,8 @@ def test_emd_medoid_bad_input():
 
 
 # ------------------------------------------------------------------------------------------ trees
-def test_cart_tree_prefixes_are_sklearns_smaller_trees(db):
-    cols, X = db
+def test_cart_tree_prefixes_are_sklearns_smaller_trees(small_db):
+    cols, X = small_db
     y = FAMILY.strategies(cols)
     tree = grow_cart_tree(X, y, max_leaves=7)
     assert tree.max_leaves == 7
@@ -110,8 +100,8 @@ def test_exploitability_tree_bad_input():
 
 
 # ------------------------------------------------------------------------------------------ leaves
-def test_optimal_leaves_are_never_worse_on_their_training_games(db):
-    cols, X = db
+def test_optimal_leaves_are_never_worse_on_their_training_games(small_db):
+    cols, X = small_db
     assert supports_group_optimum(FAMILY)
     fitter = LeafFitter(SolvedGames(FAMILY, cols), max_fit_games=1000)
     tree = grow_cart_tree(X, FAMILY.strategies(cols), max_leaves=4)
