@@ -11,17 +11,17 @@ One command (issue 6)::
 The pipeline is :func:`hunl.distill.experiment.run_pipeline`. Stages (each prints its wall time; the database stage
 resumes after a kill):
 
-1. solve ``--endgames`` random river endgames (:class:`hunl.family.HoldemRiverFamily`: random boards, ranges from
+1. solve ``--endgames`` random river endgames (:class:`hunl.distill.family.HoldemRiverFamily`: random boards, ranges from
    the preflop-class, strength-shaped and Bayes models, random pot and stack) with DCFR into the solution database
    ``--db`` (checksummed Parquet shards; local processes or a Dask cluster);
 2. split them into training and held-out endgames (``--test-fraction``);
 3. turn every decision of the training endgames into a row of interpretable features and equilibrium action-class
-   frequencies (:mod:`hunl.decisions`);
-4. fit one EMD tree per street and decision type (:class:`hunl.distill.DistilledPolicy`), cut at every depth of
+   frequencies (:mod:`hunl.distill.decisions`);
+4. fit one EMD tree per street and decision type (:class:`hunl.distill.policy.DistilledPolicy`), cut at every depth of
    ``--depths``;
 5. play each policy and the baselines (uniform random, always check/call, equity threshold) in every held-out
-   endgame and measure exploitability and EV against the DCFR solution (:mod:`hunl.evaluate`);
-6. measure the 80-20 and all-in rules and the rules of a shallow tree (:mod:`hunl.fundamental`);
+   endgame and measure exploitability and EV against the DCFR solution (:mod:`hunl.distill.cost`);
+6. measure the 80-20 and all-in rules and the rules of a shallow tree (:mod:`hunl.distill.fundamental`);
 7. with ``--libratus``: solve the four Libratus endgames with DCFR and score the distilled policy in them.
 
 Outputs: ``<out>/results.json`` and ``<out>/hunl_frontier.png``; with ``--doc docs/HUNL.md`` also the marked numbers

@@ -2,9 +2,12 @@
 
 * :mod:`games.core.tree` -- the game interface: a public tree over private hands with range vectors, and the
   terminal evaluator ``values(node, player, opp_reach)``;
+* :mod:`games.core.evaluation` -- the public seam of the compiled passes: terminal-evaluator specs a game returns
+  from ``compiled_terminal()``, and the best-response evaluator;
 * :mod:`games.core.check` -- :func:`check_game`, which simulates any game against the interface;
 * :mod:`games.core.policy` -- behaviour strategies and their validation;
-* :mod:`games.core.best_response` -- best response, NashConv and exploitability;
+* :mod:`games.core.best_response` -- best response, NashConv and exploitability (NashConv / 2, OpenSpiel's
+  meaning; the bet game's one-player measure is :func:`games.betgame.player1_exploitability`);
 * :mod:`games.core.sequence_lp` -- the sequence-form LP (Koller, Megiddo & von Stengel 1996) solved with HiGHS;
 * :mod:`games.core.cfr` -- vanilla CFR, CFR+ and Discounted CFR as parameters of one compiled loop.
 

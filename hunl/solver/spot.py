@@ -30,15 +30,6 @@ from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 from rulelearn.validation import check_int
 
-try:  # Python >= 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    try:
-        import tomli as tomllib
-    except ModuleNotFoundError:
-        tomllib = None
-
-
 __all__ = [
     "ALGORITHMS",
     "PLAYERS",

@@ -32,12 +32,8 @@ def _condition(c) -> str:
     return f"{lo}{c.name}{hi}"
 
 
-def _setup(res) -> tuple[dict[str, str], dict[str, str]]:
+def _setup(res, v: dict[str, str], b: dict[str, str]) -> None:
     """The set-up: database, splits, stage times, load."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     n_all, report = res.n_all, res.report
     v["n_games"] = f"{n_all:,}"
     v["tree_train"], v["tree_test"] = (f"{n:,}" for n in res.n_tree)
@@ -61,13 +57,11 @@ def _setup(res) -> tuple[dict[str, str], dict[str, str]]:
     v["load_average"] = ", ".join(f"{x:.1f}" for x in res.load_average)
 
     v["gen_marginal_emd"], v["gen_marginal_emd_max"] = f"{res.gap_mean:.4f}", f"{res.gap_max:.4f}"
-    return v, b
+    v["verified_dropped"] = f"{res.games - n_all:,}"
 
 
-def _depth_sweep(res) -> tuple[dict[str, str], dict[str, str]]:
+def _depth_sweep(res, v: dict[str, str], b: dict[str, str]) -> None:
     """The depth sweep of every representation (*Games*, Figures 4 and 6)."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     sweep = res.sweep
     d5 = sweep[sweep["depth"] == 5].sort_values("number")
     cols5 = [
@@ -161,13 +155,10 @@ def _depth_sweep(res) -> tuple[dict[str, str], dict[str, str]]:
     v["tree_cdf_beats_pdf"] = f"{np.mean(wins):.0%}"
     v["tree_cdf_beats_pdf_n"] = str(len(wins))
 
-    return v, b
 
 
-def _figure5(res) -> tuple[dict[str, str], dict[str, str]]:
+def _figure5(res, v: dict[str, str], b: dict[str, str]) -> None:
     """The action-size tree (*Games*, Figure 5)."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     fig5 = res.fig5
     v["f5_root"] = f"{fig5.root_feature} <= {_threshold(fig5.root_threshold)}"
     v["f5_emd"], v["f5_expl"] = f4(fig5.emd), f4(fig5.exploitability)
@@ -188,13 +179,10 @@ def _figure5(res) -> tuple[dict[str, str], dict[str, str]]:
         + "\n"
     )
 
-    return v, b
 
 
-def _table1(res) -> tuple[dict[str, str], dict[str, str]]:
+def _table1(res, v: dict[str, str], b: dict[str, str]) -> None:
     """AAAI-W Table 1."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     table1 = res.table1
     t1 = table1.copy()
     b["table1"] = markdown_table(
@@ -251,13 +239,10 @@ def _table1(res) -> tuple[dict[str, str], dict[str, str]]:
     v["t1_best"] = t1.loc[t1["emd"].idxmin(), "representation"]
     v["t1_best_paper_tree"] = t1.loc[t1["emd_paper_tree"].idxmin(), "representation"]
 
-    return v, b
 
 
-def _knn(res) -> tuple[dict[str, str], dict[str, str]]:
+def _knn(res, v: dict[str, str], b: dict[str, str]) -> None:
     """1-NN (AAAI-W Section 4.1)."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     knn, knn_big = res.knn, res.knn_big
     g = knn.groupby(["variant", "train_fraction"])[["emd", "exploitability"]]
     mean, lo, hi = g.mean(), g.min(), g.max()
@@ -297,13 +282,10 @@ def _knn(res) -> tuple[dict[str, str], dict[str, str]]:
             f4(big.loc[var, "exploitability"]),
         )
 
-    return v, b
 
 
-def _kmedoids(res) -> tuple[dict[str, str], dict[str, str]]:
+def _kmedoids(res, v: dict[str, str], b: dict[str, str]) -> None:
     """k-medoids (AAAI-W Section 4.3)."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     km_small, km_big = res.km_small, res.km_big
     ks = km_small.groupby(["features", "k"])[["emd", "exploitability"]]
     kmean, kmin, kmax = ks.mean(), ks.min(), ks.max()
@@ -347,13 +329,10 @@ def _kmedoids(res) -> tuple[dict[str, str], dict[str, str]]:
                 v[f"km_small_{feat}_{k}_emd"] = f4(kmean.loc[(feat, k), "emd"])
     v["km_max_samples"] = f"{min(res.n_full[0], 10_000):,}"
 
-    return v, b
 
 
-def _medoid_tree(res) -> tuple[dict[str, str], dict[str, str]]:
+def _medoid_tree(res, v: dict[str, str], b: dict[str, str]) -> None:
     """The medoid tree (AAAI-W Section 4.4) and the extra stages."""
-    v: dict[str, str] = {}
-    b: dict[str, str] = {}
     family, mt = load_family(res.family), res.mt
     for tag, m_ in (("mt", mt), ("mts", res.mt_small)):
         v[f"{tag}_depth"], v[f"{tag}_leaves"] = str(m_.depth), str(m_.leaves)
@@ -377,15 +356,13 @@ def _medoid_tree(res) -> tuple[dict[str, str], dict[str, str]]:
         "\n".join(f"- `scripts/{name}`: exit code {code}" for name, code in res.external.items())
         or "- (the fundamental-rules scripts were not found or were skipped in this run)"
     ) + "\n"
-    return v, b
 
 
 def collect(res) -> tuple[dict[str, str], dict[str, str]]:
-    """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown)."""
+    """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown), one section after the
+    other (each fills both)."""
     values: dict[str, str] = {}
     blocks: dict[str, str] = {}
     for section in (_setup, _depth_sweep, _figure5, _table1, _knn, _kmedoids, _medoid_tree):
-        v, b = section(res)
-        values.update(v)
-        blocks.update(b)
+        section(res, values, blocks)
     return values, blocks

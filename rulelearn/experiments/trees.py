@@ -49,7 +49,7 @@ def check_depths(depths) -> list[int]:
 
 def numbered_representations() -> dict[int, Representation]:
     """The ten representations of *Games* 8(4), Section 4, by the paper's numbers (a copy of
-    :data:`rulelearn.representations.REPRESENTATIONS`).
+    :data:`rulelearn.features.representations.REPRESENTATIONS`).
 
     1 cdf (whole game, 310 outputs), 2 pdf, 3 cdf + card, 4 pdf + card, 5 cdf + card cdf, 6 pdf + card cdf,
     and 7-10: 3-6 with one bet size sampled from the strategy as the output.
@@ -347,7 +347,6 @@ class ActionValueTree:
     exploitability: float
     root_feature: str
     root_threshold: float
-
 
 
 def action_value_tree(games: SolvedGames, split: Split, number: int = 9, depth: int = 4,

@@ -63,3 +63,18 @@ def test_frontier_in_worker_processes_equals_one_process(small_db):
     assert {(0, "exploitability tree"), (1, "CART tree"), (1, "k-medoids k=3")} <= set(fitted)
     with pytest.raises(ValueError, match="n_jobs"):
         rule_frontier(SolvedGames(FAMILY, cols), cfg, n_jobs=0)
+
+
+def test_run_frontier_writes_its_blocks(tmp_path):
+    from rulelearn.data.database import SolutionDatabase
+    from rulelearn.experiments.frontier import FrontierJob, run_frontier
+
+    SolutionDatabase(tmp_path / "db").generate("betgame", n_games=300, workers=1, progress=False)
+    doc = tmp_path / "RULES.md"
+    job = FrontierJob(db=str(tmp_path / "db"), games=300, seeds=(0,), max_leaves=2, max_fit_games=40,
+                      acceptance_leaves=2, out=str(tmp_path / "out"), figure=str(tmp_path / "f.png"), doc=str(doc))
+    assert run_frontier(job) == 0
+    text = doc.read_text()
+    for block in ("frontier-table", "frontier-acceptance", "frontier-rules"):
+        assert f"<!--block:{block}-->" in text
+    assert "| k-medoids, medoid strategies (the paper) |" in text and (tmp_path / "f.png").exists()
