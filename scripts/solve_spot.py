@@ -18,18 +18,18 @@ Examples::
 
     python scripts/solve_spot.py examples/spots/river_small.toml
     python scripts/solve_spot.py subgame3 --target-pct-pot 0.1 --json
+
+The work is :func:`hunl.solver.runs.solve_spot_file`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from pathlib import Path
 
-_OPTION_OF_FIELD = {"solver.max_iterations": "--iterations", "solver.target_pct_pot": "--target-pct-pot",
-                    "solver.check_every": "--check-every", "bet_sizes.raise_cap": "--raise-cap"}
+from games.core.runs import finite
+from hunl.solver.runs import format_solution, solution_record, solve_spot_file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,69 +55,20 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _finite(obj):
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    return obj
-
-
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
-    from hunl.solver.output import write_outputs
-    from hunl.solver.solve import solve_endgame
-    from hunl.solver.spot_files import load_spot
-
-    def say(msg: str) -> None:
-        if not args.quiet:
-            print(msg, file=sys.stderr, flush=True)
-
+    overrides = {"algorithm": args.algorithm, "max_iterations": args.iterations,
+                 "target_pct_pot": args.target_pct_pot, "check_every": args.check_every, "raise_cap": args.raise_cap}
     try:
-        spot = load_spot(args.spot)
-        options = {"algorithm": args.algorithm, "max_iterations": args.iterations,
-                   "target_pct_pot": args.target_pct_pot, "check_every": args.check_every,
-                   "raise_cap": args.raise_cap}
-        changes = {k: v for k, v in options.items() if v is not None}
-        try:
-            spot = spot.replace(**changes)
-        except ValueError as exc:                 # name the option, not the spot field it overrides
-            msg = str(exc)
-            for field, option in _OPTION_OF_FIELD.items():
-                msg = msg.replace(field, option)
-            raise ValueError(msg) from None
-        say(f"spot {spot.describe()}")
-        for key, removed, text in zip(("oop", "ip"), spot.board_removed, spot.range_text):
-            if removed:
-                say(f"  ranges.{key}: {removed} combo(s) of {text!r} hold a board card and are not dealt")
-        game = spot.game(dtype=args.dtype)
-        say(f"game {game.describe()}")
-        solution = solve_endgame(game, spot.solver, progress=not args.quiet)
-        out_dir = Path(args.out) if args.out else Path("data") / "spots" / spot.name
-        files = write_outputs(solution, out_dir, spot=spot, full_json=args.full_json, plot=not args.no_plot)
+        spot, solution, files = solve_spot_file(args.spot, overrides, args.out, args.dtype, args.full_json,
+                                                not args.no_plot, args.quiet)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         ap.exit(2, f"{ap.prog}: error: {exc}\n")
-    summary = solution.summary()
     if args.json:
-        out = {"spot": spot.name, "source": spot.source, **summary,
-               "converged": bool(solution.result.converged), "files": files.as_dict()}
-        print(json.dumps(_finite(out)))
+        print(json.dumps(finite(solution_record(spot, solution, files))))
     else:
-        print(f"{spot.name}: {summary['street']} {summary['board']}, pot {summary['pot']:g}, "
-              f"stack {summary['stack']:g}, hands {summary['hands'][0]} x {summary['hands'][1]}, "
-              f"{summary['nodes']} nodes")
-        print(f"  {summary['algorithm']}: {summary['iterations']} iterations in {summary['seconds']:.2f} s, "
-              f"peak memory {summary['peak_memory_mb']:.0f} MiB")
-        print(f"  exploitability {summary['exploitability_chips']:.4g} chips = "
-              f"{summary['exploitability_pct_pot']:.4g}% of the pot = "
-              f"{summary['exploitability_mbb_per_game']:.4g} mbb/g")
-        print(f"  value to oop {summary['value_chips']:+.2f} chips")
-        for key, path in files.as_dict().items():
-            if key != "directory" and path is not None:
-                print(f"  wrote {path}")
+        print(format_solution(spot, solution, files))
     return 0
 
 

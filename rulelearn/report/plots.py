@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "plot_convergence",
     "plot_depth_curve",
     "plot_exploitability_depth",
     "plot_frontier",
@@ -373,4 +374,25 @@ def plot_frontier(summary, path, methods, leaf_kinds) -> None:
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def plot_convergence(iterations, seconds, exploitability, path, title: str = "") -> None:
+    """Exploitability (NashConv / 2, chips) against iterations and against seconds, log scales (PNG)."""
+    from matplotlib.ticker import LogLocator
+
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    axes[0].loglog(iterations, exploitability)
+    axes[0].set_xlabel("iterations")
+    axes[1].loglog(seconds, exploitability)
+    axes[1].set_xlabel("seconds")
+    for ax in axes:
+        ax.set_ylabel("exploitability (NashConv / 2, chips)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.xaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # a few labelled minor ticks that do not collide
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
     plt.close(fig)

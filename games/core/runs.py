@@ -1,0 +1,102 @@
+"""Solve a named game of the core with the sequence-form LP or a CFR variant, and report it in one record
+(``scripts/solve_game.py``)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from games.core import load_game
+from games.core.best_response import exploitability
+from games.core.cfr import solve_cfr
+from games.core.sequence_lp import solve_lp
+
+__all__ = ["METHODS", "finite", "format_run", "solve_game"]
+
+#: Methods of :func:`solve_game`.
+METHODS = ("lp", "cfr", "cfr+", "dcfr")
+
+
+def solve_game(name: str, method: str, iterations: int = 100_000, target: float | None = None,
+               check_every: int = 1, progress: bool = False, plot: str | None = None, **overrides) -> dict:
+    """Solve the game ``name`` (:data:`games.core.GAMES`) with ``method`` (:data:`METHODS`).
+
+    Parameters
+    ----------
+    name, method : str
+    iterations, target, check_every, progress
+        Of :func:`games.core.solve_cfr` (CFR methods only; ``target`` is an exploitability, NashConv / 2, in
+        chips).
+    plot : str, optional
+        PNG file for exploitability against iterations and seconds (CFR methods only).
+    **overrides
+        ``alpha``, ``beta``, ``gamma`` of the CFR variant (``None`` values are ignored).
+
+    Returns
+    -------
+    dict
+        ``game``, ``method``, ``value`` (to player 1), ``exploitability`` (NashConv / 2), ``nash_conv``,
+        ``best_response_values``, ``exploitability_fraction_of_pot``, ``units`` (``"chips"``), ``iterations``,
+        ``seconds`` and the method's extras (simplex iterations and sequences; convergence and the variant's
+        parameters).
+
+    Raises
+    ------
+    ValueError
+        On an unknown game or method, or ``plot`` with the LP.
+    """
+    method = str(method).strip().lower()
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    game = load_game(name)
+    if method == "lp":
+        if plot:
+            raise ValueError("--plot needs an iterative method (cfr, cfr+, dcfr)")
+        start = time.perf_counter()
+        sol = solve_lp(game)
+        seconds = time.perf_counter() - start
+        expl = exploitability(game, sol.policy)
+        value, iters = sol.value, sol.simplex_iterations
+        extra = {"simplex_iterations": sol.simplex_iterations, "num_sequences": list(sol.num_sequences)}
+    else:
+        params = {k: v for k, v in overrides.items() if v is not None}
+        res = solve_cfr(game, method, iterations=iterations, target=target, check_every=check_every,
+                        progress=progress, **params)
+        expl, value, iters, seconds = res.exploitability, res.value, res.iterations, res.seconds
+        extra = {"converged": res.converged, "target": res.target,
+                 "alpha": res.config.alpha, "beta": res.config.beta, "gamma": res.config.gamma}
+        if plot:
+            from rulelearn.report.plots import plot_convergence
+
+            plot_convergence(res.log_iterations, res.log_seconds, res.log_exploitability, plot,
+                             title=f"{res.config.name} on {game.name}")
+    return {"game": game.name, "method": method, "value": value, "exploitability": expl.exploitability,
+            "nash_conv": expl.nash_conv, "best_response_values": list(expl.best_response_values),
+            "exploitability_fraction_of_pot": expl.exploitability_fraction_of_pot, "units": "chips",
+            "iterations": int(iters), "seconds": seconds, **extra}
+
+
+def format_run(run: dict, plot: str | None = None) -> str:
+    """The record of :func:`solve_game` as a few aligned lines."""
+    label = "simplex iterations" if run["method"] == "lp" else "iterations"
+    lines = [f"{run['game']} / {run['method']}",
+             f"  value (player 1)     {run['value']:+.12f} chips",
+             f"  exploitability       {run['exploitability']:.6g} chips (NashConv/2; "
+             f"{run['exploitability_fraction_of_pot']:.3g} of the pot)",
+             f"  NashConv             {run['nash_conv']:.6g} chips",
+             f"  {label:<20} {run['iterations']}",
+             f"  seconds              {run['seconds']:.4f}"]
+    if plot:
+        lines.append(f"  plot                 {plot}")
+    return "\n".join(lines)
+
+
+def finite(obj):
+    """``obj`` with non-finite floats replaced by ``None`` (JSON has no NaN or infinity), recursively."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [finite(v) for v in obj]
+    return obj
