@@ -2,14 +2,18 @@
 
 * :mod:`games.core.tree` -- the game interface: a public tree over private hands with range vectors, and the
   terminal evaluator ``values(node, player, opp_reach)``;
-* :mod:`games.core.evaluation` -- the public seam of the compiled passes: terminal-evaluator specs a game returns
-  from ``compiled_terminal()``, and the best-response evaluator;
+* :mod:`games.core.evaluation` -- the public seam of the compiled traversal: the terminal evaluators a game
+  returns from ``terminal_evaluator()``, and the solver :class:`~games.core.engine.Engine` of a game;
+* :mod:`games.core.layout`, :mod:`games.core.traversal`, :mod:`games.core.terminals`, :mod:`games.core.engine`
+  -- the solver itself: units of chance blocks, per-decision-node storage, one compiled traversal for CFR, best
+  response and expected values, and the batched terminal evaluators;
 * :mod:`games.core.check` -- :func:`check_game`, which simulates any game against the interface;
 * :mod:`games.core.policy` -- behaviour strategies and their validation;
 * :mod:`games.core.best_response` -- best response, NashConv and exploitability (NashConv / 2, OpenSpiel's
   meaning; the bet game's one-player measure is :func:`games.betgame.player1_exploitability`);
 * :mod:`games.core.sequence_lp` -- the sequence-form LP (Koller, Megiddo & von Stengel 1996) solved with HiGHS;
-* :mod:`games.core.cfr` -- vanilla CFR, CFR+ and Discounted CFR as parameters of one compiled loop.
+* :mod:`games.core.cfr` -- vanilla CFR, CFR+, Discounted CFR and predictive CFR+ as parameters of one compiled
+  loop.
 
 Games implementing the interface: :class:`games.kuhn.KuhnPoker`, :class:`games.leduc.LeducHoldem` and
 :class:`games.betgame.BetGameTree`.

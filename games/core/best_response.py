@@ -24,11 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.core import _kernels as K
+from games.core import traversal as X
 from games.core.policy import Policy
 from games.core.tree import Game
 
-__all__ = ["BestResponse", "ExploitabilityResult", "best_response", "expected_value", "exploitability"]
+__all__ = ["BestResponse", "ExploitabilityResult", "best_response", "engine_for", "expected_value",
+           "exploitability", "result_from_values"]
 
 
 @dataclass(frozen=True)
@@ -101,67 +102,21 @@ class BestResponse:
     policy: Policy
 
 
-class _Evaluator:
-    """Arrays of one game, laid out for the compiled passes; reused across calls (one per game object, cached;
-    the work buffers are shared, so one game object should not be evaluated from several threads at once)."""
-
-    def __init__(self, game: Game):
-        t = game.tree
-        self.game = game
-        self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term = game.compiled_terminal()
-        n, hm = t.n_nodes, game.max_hands
-        dt = self.dtype = game.storage_dtype
-        self.reach = np.zeros((2, n, hm), dtype=dt)
-        self.cfv = np.zeros((n, hm), dtype=dt)
-        self.best = np.zeros((n, hm), dtype=np.int32)
-        self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
-        self.out = np.zeros(3)
-        self.buffer = np.ones((n, hm), dtype=dt)
-        self._dummy = np.zeros((1, 1))
-
-    def _writable(self, probs):
-        """Compiled passes take writable C arrays (read-only arrays are a different numba type)."""
-        if probs.flags.writeable and probs.flags.c_contiguous and probs.dtype == self.dtype:
-            return probs
-        self.buffer[...] = probs
-        return self.buffer
-
-    def forward(self, probs):
-        t = self.game.tree
-        K.forward(t.kind, t.player, t.parent, t.levels, self.game.parallel, self.hands, self._writable(probs),
-                  self.reach)
-
-    def backward(self, p, mode, probs):
-        """Root counterfactual values of player ``p``'s hands (after :meth:`forward`)."""
-        t = self.game.tree
-        K.backward(p, mode, t.kind, t.player, t.child_start, t.num_children, t.levels, self.game.parallel,
-                   self.term, self.hands, self._writable(probs), self.reach, self.cfv, self._dummy, self._dummy, 0.0,
-                   self.best)
-        return self.cfv[0, :self.hands[p]].copy()
-
-    def evaluate(self, probs: np.ndarray, weights: np.ndarray | None = None):
-        """``(br_values (2,), value_p1)`` for an edge-layout policy array; with ``weights``, ``probs`` is first
-        overwritten with ``weights`` normalised per information set."""
-        t = self.game.tree
-        if weights is None:
-            probs = self._writable(probs)
-        K.evaluate(t.kind, t.player, t.parent, t.child_start, t.num_children, t.levels, self.game.parallel,
-                   self.term, self.hands, self.nodes[0], self.nodes[1], probs if weights is None else weights,
-                   weights is not None, probs, self.reach, self.cfv, self.best, self.out)
-        return self.out[:2].copy(), float(self.out[2])
+_ENGINES: dict = {}
 
 
-_CACHE: dict = {}
+def engine_for(game: Game):
+    """The :class:`games.core.engine.Engine` used to evaluate policies of ``game`` (one per game object, kept
+    for the 32 most recent games; its work space is shared, so one game object should not be evaluated from
+    several threads at once)."""
+    from games.core.engine import Engine
 
-
-def _evaluator(game: Game) -> _Evaluator:
-    ev = _CACHE.get(id(game))
-    if ev is None or ev.game is not game:
-        if len(_CACHE) > 32:
-            _CACHE.clear()
-        ev = _CACHE[id(game)] = _Evaluator(game)
-    return ev
+    eng = _ENGINES.get(id(game))
+    if eng is None or eng.game is not game:
+        if len(_ENGINES) > 32:
+            _ENGINES.clear()
+        eng = _ENGINES[id(game)] = Engine(game)
+    return eng
 
 
 def _as_policy(game: Game, policy) -> Policy:
@@ -215,8 +170,10 @@ def exploitability(game: Game, policy) -> ExploitabilityResult:
     0.458333
     """
     pol = _as_policy(game, policy)
-    br, value = _evaluator(game).evaluate(pol.probs)
-    return result_from_values(game, br, value)
+    eng = engine_for(game)
+    table = eng.from_edges(pol.probs)
+    br = eng.best_response_values(table)
+    return result_from_values(game, br, eng.expected_value(table))
 
 
 def expected_value(game: Game, policy) -> float:
@@ -228,9 +185,8 @@ def expected_value(game: Game, policy) -> float:
         If the policy is invalid.
     """
     pol = _as_policy(game, policy)
-    ev = _evaluator(game)
-    ev.forward(pol.probs)
-    return float(ev.backward(0, K.MODE_EXPECTED, pol.probs).sum())
+    eng = engine_for(game)
+    return eng.expected_value(eng.from_edges(pol.probs))
 
 
 def best_response(game: Game, policy, player: int) -> BestResponse:
@@ -244,14 +200,13 @@ def best_response(game: Game, policy, player: int) -> BestResponse:
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player!r}")
     pol = _as_policy(game, policy)
-    ev = _evaluator(game)
-    t = game.tree
-    ev.forward(pol.probs)
-    hv = ev.backward(player, K.MODE_BEST_RESPONSE, pol.probs)
+    eng = engine_for(game)
+    table = eng.from_edges(pol.probs)
+    best = table.copy()
+    hv = eng.hand_values(player, X.MODE_BEST_RESPONSE, table, best=best)
     probs = np.array(pol.probs)
+    edges, _, _ = game.tree.action_edges(player)
     hp = game.num_hands[player]
-    for n in t.decision_nodes(player):
-        kids = t.children(n)
-        probs[kids.start:kids.stop, :hp] = 0.0
-        probs[ev.best[n, :hp], np.arange(hp)] = 1.0
+    if edges.size:
+        probs[edges, :hp] = eng.to_edges(best.astype(np.float64))[edges, :hp]
     return BestResponse(player, float(hv.sum()), hv, Policy(game, probs))

@@ -1,4 +1,4 @@
-"""The CFR family -- vanilla CFR, CFR+ and Discounted CFR -- as parameters of one vectorised loop.
+"""The CFR family -- vanilla CFR, CFR+, Discounted CFR and predictive CFR+ -- as parameters of one loop.
 
 Counterfactual regret minimisation (Zinkevich et al. 2007; notation as in Bertsimas & Paskov 2022, Section
 2.3): at every information set ``I = (public node, hand)`` of player ``i`` the instantaneous regret of action
@@ -19,20 +19,32 @@ One loop, four knobs (:class:`CFRConfig`):
     Discounted CFR (Brown & Sandholm 2019): after iteration ``t`` positive accumulated regrets are multiplied by
     ``t^alpha / (t^alpha + 1)`` and negative ones by ``t^beta / (t^beta + 1)``. ``None`` (or ``inf``) means no
     discount; ``beta = -inf`` zeroes negative regrets (as regret matching+ does).
-``gamma``, ``averaging_delay``
+``gamma``, ``averaging_delay``, ``average_reset``
     Iteration ``t`` contributes to the average strategy with weight ``(t - delay)^gamma`` (0 for ``t <= delay``):
     ``gamma = 0`` is CFR's uniform average, ``gamma = 1`` linear averaging (CFR+; Tammelin 2014 proposes a delay,
-    in practice delay-free linear averaging is used), ``gamma = 2`` DCFR's default.
+    in practice delay-free linear averaging is used), ``gamma = 2`` DCFR's default. With ``average_reset = k``
+    the average restarts at every power of ``k`` (iteration ``t`` then weighs ``(t - k^j + 1)^gamma`` with ``k^j``
+    the last power of ``k`` at most ``t``): the schedule of postflop-solver, which forgets the early iterates.
+``predictive``
+    Predictive regret matching (Farina, Kroer & Sandholm 2021): the strategy is regret matching on the
+    accumulated regret plus the last instantaneous regret (the prediction of the next one). With regret
+    matching+ this is PCFR+.
 
 The named variants (:data:`VARIANTS`):
 
-=========  =========  ===========  =====  ====  =====
-variant    alternate  RM+          alpha  beta  gamma
-=========  =========  ===========  =====  ====  =====
-``cfr``    no         no           --     --    0
-``cfr+``   yes        yes          --     --    1
-``dcfr``   yes        no           1.5    0     2
-=========  =========  ===========  =====  ====  =====
+===============  =========  ===  ==========  =====  ====  =====  =============
+variant          alternate  RM+  predictive  alpha  beta  gamma  average reset
+===============  =========  ===  ==========  =====  ====  =====  =============
+``cfr``          no         no   no          --     --    0      --
+``cfr+``         yes        yes  no          --     --    1      --
+``dcfr``         yes        no   no          1.5    0     2      --
+``dcfr-reset``   yes        no   no          1.5    0     3      powers of 4
+``pcfr+``        yes        yes  yes         --     --    2      --
+===============  =========  ===  ==========  =====  ====  =====  =============
+
+``dcfr`` is Brown & Sandholm's recommended setting and the default. ``dcfr-reset`` is postflop-solver's schedule
+(negative regrets halved each iteration, as ``beta = 0`` gives, cubic weights, the average restarted at powers of
+4). ``pcfr+`` is Farina et al.'s PCFR+ with quadratic averaging.
 
 Parameter ranges (validated, ``ValueError`` otherwise):
 
@@ -43,7 +55,8 @@ Parameter ranges (validated, ``ValueError`` otherwise):
   negative regrets less than positive ones, is a legal if unusual choice). It must be ``None`` when
   ``regret_matching_plus`` is set, which already fixes negative regrets to 0.
 * ``gamma`` finite and ``>= 0`` (a negative gamma would weight early, poor iterations most).
-* ``averaging_delay`` an integer ``>= 0``.
+* ``averaging_delay`` an integer ``>= 0``; ``average_reset`` ``None`` or an integer ``>= 2`` (not both a delay
+  and a reset).
 """
 
 from __future__ import annotations
@@ -52,13 +65,14 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from games.core import _kernels as K
-from games.core.best_response import ExploitabilityResult, _evaluator, result_from_values
+from games.core.best_response import ExploitabilityResult, result_from_values
+from games.core.engine import Engine
 from games.core.policy import Policy
-from games.core.tree import DECISION, Game
+from games.core.tree import Game
 
 __all__ = ["VARIANTS", "CFRConfig", "CFRResult", "solve_cfr", "variant"]
 
@@ -97,6 +111,10 @@ class CFRConfig:
         Alternating instead of simultaneous updates.
     averaging_delay : int, default 0
         Iterations ``t <= averaging_delay`` do not enter the average.
+    average_reset : int or None, default None
+        Restart the average at every power of this base (postflop-solver uses 4).
+    predictive : bool, default False
+        Predictive regret matching (PCFR+ with ``regret_matching_plus``).
     name : str, default "custom"
         A label for logs and results.
 
@@ -112,6 +130,8 @@ class CFRConfig:
     regret_matching_plus: bool = False
     alternating: bool = False
     averaging_delay: int = 0
+    average_reset: int | None = None
+    predictive: bool = False
     name: str = "custom"
 
     def __post_init__(self):
@@ -136,6 +156,14 @@ class CFRConfig:
         object.__setattr__(self, "beta", beta)
         object.__setattr__(self, "gamma", gamma)
         object.__setattr__(self, "averaging_delay", int(delay))
+        reset = self.average_reset
+        if reset is not None:
+            if isinstance(reset, bool) or int(reset) != reset or reset < 2:
+                raise ValueError(f"average_reset must be None or an integer >= 2, got {reset!r}")
+            if delay:
+                raise ValueError("average_reset and averaging_delay cannot both be set")
+            object.__setattr__(self, "average_reset", int(reset))
+        object.__setattr__(self, "predictive", bool(self.predictive))
         object.__setattr__(self, "regret_matching_plus", bool(self.regret_matching_plus))
         object.__setattr__(self, "alternating", bool(self.alternating))
 
@@ -152,7 +180,8 @@ class CFRConfig:
             beta, beta_kind = 0.0, 2
         else:
             beta, beta_kind = kind(self.beta, 2)
-        return alpha, alpha_kind, beta, beta_kind, self.gamma, self.averaging_delay, self.alternating
+        return (alpha, alpha_kind, beta, beta_kind, self.gamma, self.averaging_delay, self.average_reset or 0,
+                self.alternating)
 
 
 #: The named members of the family.
@@ -160,6 +189,8 @@ VARIANTS = {
     "cfr": CFRConfig(name="cfr"),
     "cfr+": CFRConfig(regret_matching_plus=True, alternating=True, gamma=1.0, name="cfr+"),
     "dcfr": CFRConfig(alpha=1.5, beta=0.0, gamma=2.0, alternating=True, name="dcfr"),
+    "dcfr-reset": CFRConfig(alpha=1.5, beta=0.0, gamma=3.0, alternating=True, average_reset=4, name="dcfr-reset"),
+    "pcfr+": CFRConfig(regret_matching_plus=True, predictive=True, alternating=True, gamma=2.0, name="pcfr+"),
 }
 
 
@@ -188,22 +219,27 @@ def variant(method, **overrides) -> CFRConfig:
     return dataclasses.replace(config, **overrides)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CFRResult:
     """Outcome of :func:`solve_cfr`.
 
     Attributes
     ----------
-    policy : Policy
-        The average strategy profile (weighted as the config says): the approximate equilibrium.
-    current_policy : Policy
-        The last iterate's strategy profile.
+    game : Game
+        The game solved.
+    strategy : numpy.ndarray, shape ``(S,)``
+        The average strategy profile (weighted as the config says), the approximate equilibrium, in the solver's
+        storage layout (per decision node and acting hand, :class:`games.core.layout.TreeLayout`), float64.
+    current_strategy : numpy.ndarray, shape ``(S,)``
+        The last iterate's strategy profile, same layout.
     exploitability : ExploitabilityResult
-        Best-response values, NashConv and exploitability (NashConv / 2) of ``policy``, chips.
+        Best-response values, NashConv and exploitability (NashConv / 2) of the average strategy, chips.
     iterations : int
         Iterations run.
     seconds : float
-        Wall time in seconds, exploitability checks included.
+        Wall time in seconds, exploitability checks included, numba's one-off compilation excluded.
+    compile_seconds : float
+        Wall time spent compiling (or loading from numba's cache) the solver's kernels before the run.
     converged : bool
         True when ``target`` was given and reached.
     target : float or None
@@ -216,70 +252,67 @@ class CFRResult:
         Exploitability (NashConv / 2, chips) at those iterations.
     log_seconds : numpy.ndarray of float64, shape ``(L,)``
         Wall time since the start at those iterations.
+    engine : Engine
+        The solver state (regrets and average weights), for resuming or further evaluation.
     """
 
-    policy: Policy
-    current_policy: Policy
+    game: Game
+    strategy: np.ndarray
+    current_strategy: np.ndarray
     exploitability: ExploitabilityResult
     iterations: int
     seconds: float
+    compile_seconds: float
     converged: bool
     target: float | None
     config: CFRConfig
     log_iterations: np.ndarray
     log_exploitability: np.ndarray
     log_seconds: np.ndarray
+    engine: Engine
 
     @property
     def value(self) -> float:
         """Player 1's expected payoff under ``policy`` in chips (an estimate of the game value)."""
         return self.exploitability.policy_values[0]
 
+    @cached_property
+    def policy(self) -> Policy:
+        """The average strategy as a :class:`Policy` (edge layout, ``(N, Hm)`` float64)."""
+        return Policy(self.game, self.engine.to_edges(self.strategy))
 
-class _State:
-    """Regrets, strategies and average weights of one run, in the edge layout."""
+    @cached_property
+    def current_policy(self) -> Policy:
+        """The last iterate as a :class:`Policy`."""
+        return Policy(self.game, self.engine.to_edges(self.current_strategy))
 
-    def __init__(self, game: Game):
-        t = game.tree
-        n, hm = t.n_nodes, game.max_hands
-        self.game = game
-        self.hands = np.asarray(game.num_hands, dtype=np.int64)
-        self.term = game.compiled_terminal()
-        self.nodes = (t.decision_nodes(0), t.decision_nodes(1))
-        dt = game.storage_dtype
-        self.strat = np.ones((n, hm), dtype=dt)
-        self.regret = np.zeros((n, hm), dtype=dt)
-        self.avg = np.zeros((n, hm), dtype=dt)
-        self.reach = np.zeros((2, n, hm), dtype=dt)
-        self.cfv = np.zeros((n, hm), dtype=dt)
-        self.buffer = np.ones((n, hm), dtype=dt)
-        for p in (0, 1):
-            K.regret_matching(self.nodes[p], game.parallel, t.child_start, t.num_children, self.hands[p],
-                              self.regret, self.strat)
-
-    def run(self, t0: int, n_iter: int, params) -> None:
+    def node_strategy(self, node) -> np.ndarray:
+        """``(H_p, n_actions)`` float64: the average strategy at a decision node (rows = the actor's hands)."""
         t = self.game.tree
-        K.cfr_iterations(t0, n_iter, t.kind, t.player, t.parent, t.child_start, t.num_children, t.levels,
-                         self.game.parallel, self.term, self.hands, self.nodes[0], self.nodes[1], self.strat,
-                         self.regret, self.avg, self.reach, self.cfv, *params)
+        n = t.node(node)
+        p = int(t.player[n])
+        if p not in (0, 1):
+            raise ValueError(f"node {n} ({t.history[n] or 'root'}) is not a decision node")
+        h = self.game.num_hands[p]
+        a = int(t.num_children[n])
+        off = int(self.engine.layout.offset[n])
+        return self.strategy[off:off + a * h].reshape(a, h).T.copy()
 
-    def average(self) -> np.ndarray:
-        t = self.game.tree
-        for p in (0, 1):
-            K.normalise(self.nodes[p], self.game.parallel, t.child_start, t.num_children, self.hands[p], self.avg,
-                        self.buffer)
-        return self.buffer
 
-    def current(self) -> np.ndarray:
-        out = np.array(self.strat)
-        t = self.game.tree
-        out[1:][t.kind[t.parent[1:]] != DECISION] = 1.0
-        out[0] = 1.0
-        return out
+def _compile(engine: Engine, params) -> float:
+    """Compile (or load from numba's cache) the kernels a run uses; seconds spent."""
+    t0 = time.perf_counter()
+    engine.iterate(0, 0, params)
+    engine.best_response_values()
+    engine.regret[:] = 0
+    engine.avg[:] = 0
+    engine.pred[:] = 0
+    return time.perf_counter() - t0
 
 
 def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float | None = None,
-              check_every: int = 1, progress: bool = False, **overrides) -> CFRResult:
+              check_every: int = 1, progress: bool = False, threads: int | None = None,
+              **overrides) -> CFRResult:
     """Approximate a Nash equilibrium with a member of the CFR family.
 
     Parameters
@@ -287,7 +320,7 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     game : Game
         Any game implementing the interface of :mod:`games.core.tree`.
     method : str or CFRConfig, default "dcfr"
-        ``"cfr"``, ``"cfr+"``, ``"dcfr"`` or a :class:`CFRConfig`.
+        ``"cfr"``, ``"cfr+"``, ``"dcfr"``, ``"dcfr-reset"``, ``"pcfr+"`` or a :class:`CFRConfig`.
     iterations : int, default 1000
         Maximum number of iterations.
     target : float, optional
@@ -297,6 +330,9 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
         entry of the log. 1 logs every iteration.
     progress : bool, default False
         Show a tqdm progress bar (rate, ETA, current exploitability) on stderr.
+    threads : int, optional
+        Threads for the independent subtrees below the root's chance nodes (default: numba's thread count for
+        games large enough to gain from them, else 1). Results do not depend on it.
     **overrides
         Fields of :class:`CFRConfig` to override, e.g. ``alpha=2.0``.
 
@@ -328,8 +364,10 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
             raise ValueError(f"target exploitability must be >= 0 chips, got {target!r}")
     iterations, check_every = int(iterations), int(check_every)
     params = config._kernel_params()
-    state = _State(game)
-    evaluator = _evaluator(game)
+    if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
+        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    engine = Engine(game, predictive=config.predictive, n_threads=threads)
+    compile_seconds = _compile(engine, params)
     log_it, log_ex, log_s = [], [], []
     bar = None
     if progress:
@@ -342,10 +380,10 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     try:
         while done < iterations:
             step = min(check_every, iterations - done)
-            state.run(done, step, params)
+            engine.iterate(done, step, params)
             done += step
-            br, value = evaluator.evaluate(state.buffer, state.avg)
-            expl = 0.5 * (br[0] + br[1])
+            br = engine.best_response_values()
+            expl = 0.5 * float(br[0] + br[1])
             log_it.append(done)
             log_ex.append(expl)
             log_s.append(time.perf_counter() - start)
@@ -359,18 +397,20 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start
-    last = result_from_values(game, br, value)
-    policy = Policy(game, state.average().copy())
+    value = engine.expected_value()
     return CFRResult(
-        policy=policy,
-        current_policy=Policy(game, state.current()),
-        exploitability=last,
+        game=game,
+        strategy=engine.strategies("average"),
+        current_strategy=engine.strategies("current"),
+        exploitability=result_from_values(game, br, value),
         iterations=done,
         seconds=seconds,
+        compile_seconds=compile_seconds,
         converged=converged,
         target=target,
         config=config,
         log_iterations=np.asarray(log_it, dtype=np.int64),
         log_exploitability=np.asarray(log_ex, dtype=np.float64),
         log_seconds=np.asarray(log_s, dtype=np.float64),
+        engine=engine,
     )

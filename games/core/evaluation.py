@@ -1,54 +1,31 @@
-"""The public seam between the solver core and its games: terminal evaluators and the best-response evaluator.
+"""The public seam between the solver core and its games: terminal evaluators and the solver engine.
 
 A game of the core (:class:`games.core.tree.Game`) owns its terminal evaluation, as a game owns ``evaluate`` in
-postflop-solver: :meth:`~games.core.tree.Game.compiled_terminal` returns a *terminal spec* that the compiled
-passes (CFR, best response) call at every terminal node. The core offers two, built here:
+postflop-solver: :meth:`~games.core.tree.Game.terminal_evaluator` returns the evaluator that the compiled
+traversal (:mod:`games.core.traversal`) calls for all the terminals of a unit at once. The core offers two, which
+a game builds from its own data:
 
-* :func:`dense_terminal` -- a chance-weighted payoff matrix per terminal (Kuhn, Leduc, the bet game; the default
-  of :class:`~games.core.tree.Game`);
-* :func:`ranked_showdown_terminal` -- the O(n) sorted showdown with card removal of :mod:`games.core.showdown`
-  (hold'em endgames, :class:`hunl.solver.game.HoldemEndgame`), from data laid out as
-  :func:`games.core.showdown.empty_ranked_data` describes; :func:`games.core.showdown.terminal_row` is its
-  Python reference for one node.
+* :func:`dense_evaluator` -- a chance-weighted payoff matrix per terminal (Kuhn, Leduc, the bet game, preflop
+  push/fold; the default of :class:`~games.core.tree.Game`);
+* :func:`card_showdown_evaluator` -- hands that are sets of cards from one deck, with each board's hands listed
+  by showdown strength (hold'em endgames, :class:`hunl.solver.game.HoldemEndgame`): fold and showdown values
+  with card removal in O(hands) per terminal, no ``hands x hands`` matrix.
 
-Code that needs the core's passes themselves -- counterfactual values against a fixed opponent, a pure best
-response node by node, as CFR-BR over tree leaves does (:mod:`hunl.distill.optimal_leaves`) -- uses
-:func:`best_response_evaluator`: the compiled forward (reach) and backward (values) passes over one game, with the
-modes :data:`MODE_BEST_RESPONSE` and :data:`MODE_EXPECTED`.
+(The evaluator is data of a fixed form rather than a function the game passes in because numba cannot cache a
+compiled function that takes another compiled function as an argument: it would recompile in every process.)
+
+Code that needs the traversal itself -- counterfactual values of each action against a fixed opponent, a pure
+best response node by node, as CFR-BR over tree leaves does (:mod:`hunl.distill.optimal_leaves`) -- uses the
+:class:`Engine` of a game (:func:`engine_for`) with the modes :data:`MODE_BEST_RESPONSE` and
+:data:`MODE_EXPECTED`, and strategies in its storage layout (:meth:`Engine.from_edges`).
 """
 
 from __future__ import annotations
 
-from games.core import _kernels
-from games.core.best_response import _Evaluator, _evaluator
-from games.core.tree import Game
+from games.core.best_response import engine_for
+from games.core.engine import Engine, estimate_memory
+from games.core.terminals import card_showdown_evaluator, dense_evaluator
+from games.core.traversal import MODE_BEST_RESPONSE, MODE_EXPECTED
 
-__all__ = ["MODE_BEST_RESPONSE", "MODE_EXPECTED", "BestResponseEvaluator", "best_response_evaluator",
-           "dense_terminal", "ranked_showdown_terminal"]
-
-#: Backward-pass mode: the responding player maximises over his actions (his best-response values).
-MODE_BEST_RESPONSE = _kernels.MODE_BEST_RESPONSE
-#: Backward-pass mode: both players follow the policy (expected counterfactual values).
-MODE_EXPECTED = _kernels.MODE_EXPECTED
-
-#: The compiled passes over one game: ``forward(probs)`` fills the reach of both players, then
-#: ``backward(player, mode, probs)`` returns the root counterfactual values of ``player``'s hands and leaves every
-#: node's values in ``cfv`` (``(N, Hm)``) and, in :data:`MODE_BEST_RESPONSE`, the best action index in ``best``
-#: (``(N, Hm)``); ``evaluate(probs)`` returns both best-response values and player 1's value at once.
-BestResponseEvaluator = _Evaluator
-
-
-def best_response_evaluator(game: Game) -> BestResponseEvaluator:
-    """The (cached) :class:`BestResponseEvaluator` of ``game``: one per game object, its buffers reused."""
-    return _evaluator(game)
-
-
-def dense_terminal(term_index, payoff) -> tuple:
-    """Terminal spec of the dense evaluator: ``term_index`` int64 ``(N,)`` (row of each terminal node in
-    ``payoff``, -1 elsewhere) and ``payoff`` float64 ``(T, H1, H2)`` (chance-weighted payoff to player 1)."""
-    return _kernels.dense_spec(term_index, payoff)
-
-
-def ranked_showdown_terminal(data: tuple) -> tuple:
-    """Terminal spec of the ranked showdown (``data`` as :func:`games.core.showdown.empty_ranked_data` describes)."""
-    return _kernels.ranked_spec(data)
+__all__ = ["MODE_BEST_RESPONSE", "MODE_EXPECTED", "Engine", "card_showdown_evaluator", "dense_evaluator",
+           "engine_for", "estimate_memory"]

@@ -39,8 +39,9 @@ probabilities only; chance is in ``deal``). The compiled solvers read the same a
 
 Node numbering
 --------------
-Nodes are numbered in breadth-first order, so a parent precedes its children and the children of a node are
-the contiguous range ``child_start[n] .. child_start[n] + num_children[n] - 1``. Every non-root node is reached by
+A parent precedes its children and the children of a node are the contiguous range
+``child_start[n] .. child_start[n] + num_children[n] - 1`` (:meth:`PublicTree.build` numbers breadth first; large
+games build their arrays directly, :meth:`PublicTree.from_arrays`). Every non-root node is reached by
 exactly one edge, so per-action quantities (strategies, regrets) are stored per *child node*: row ``c`` of an
 ``(n_nodes, H)`` array holds the probability, for each hand, of the action leading to ``c``.
 """
@@ -65,8 +66,6 @@ __all__ = [
 #: Node kinds.
 CHANCE, DECISION, TERMINAL = 0, 1, 2
 
-#: Trees with at least this many (node, hand) pairs are solved with threads (:attr:`Game.parallel`).
-PARALLEL_MIN_WORK = 1_000_000
 _KIND_NAMES = {CHANCE: "chance", DECISION: "decision", TERMINAL: "terminal"}
 
 
@@ -116,10 +115,10 @@ class PublicTree:
         Board index of each node (see the module docstring).
     fold_value, showdown_stake : numpy.ndarray of float64, shape ``(N,)``
         Terminal payoff parameters in chips (0 at non-terminal nodes).
-    action : tuple of str, length ``N``
-        Label of the edge into each node ("" for the root).
-    history : tuple of str, length ``N``
-        The public history of each node: the edge labels from the root joined by ``"/"`` ("" for the root).
+    action_id : numpy.ndarray of int32, shape ``(N,)``
+        Index in ``action_labels`` of the label of the edge into each node.
+    action_labels : tuple of str
+        The distinct edge labels (the root's is ``""``).
     """
 
     kind: np.ndarray
@@ -130,8 +129,53 @@ class PublicTree:
     board: np.ndarray
     fold_value: np.ndarray
     showdown_stake: np.ndarray
-    action: tuple
-    history: tuple
+    action_id: np.ndarray
+    action_labels: tuple
+
+    @classmethod
+    def from_arrays(cls, kind, player, parent, child_start, num_children, board, fold_value, showdown_stake,
+                    action_id, action_labels) -> PublicTree:
+        """A tree from its arrays (see the class attributes); node 0 is the root, every node's children are
+        contiguous and come after it. Large games build their trees this way, without Python objects per node.
+
+        Raises
+        ------
+        ValueError
+            If the arrays' lengths differ, a child does not come after its parent, or a label id is out of range.
+        """
+        n = len(kind)
+        arrays = dict(kind=(kind, np.int8), player=(player, np.int8), parent=(parent, np.int32),
+                      child_start=(child_start, np.int32), num_children=(num_children, np.int32),
+                      board=(board, np.int32), fold_value=(fold_value, np.float64),
+                      showdown_stake=(showdown_stake, np.float64), action_id=(action_id, np.int32))
+        out = {}
+        for name, (arr, dt) in arrays.items():
+            a = np.ascontiguousarray(arr, dtype=dt)
+            if a.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+            out[name] = a
+        if n and (out["parent"][0] != -1 or np.any(out["parent"][1:] >= np.arange(1, n))):
+            raise ValueError("every node must come after its parent (node 0 is the root, parent -1)")
+        if n and (out["action_id"].min() < 0 or out["action_id"].max() >= len(action_labels)):
+            raise ValueError("action_id out of range of action_labels")
+        return cls(**out, action_labels=tuple(str(x) for x in action_labels))
+
+    @cached_property
+    def action(self) -> tuple:
+        """Label of the edge into each node ("" for the root), a tuple of length ``N``."""
+        labels = self.action_labels
+        return tuple(labels[k] for k in self.action_id.tolist())
+
+    @cached_property
+    def history(self) -> tuple:
+        """The public history of each node: the edge labels from the root joined by ``"/"`` ("" for the root)."""
+        act = self.action
+        out = [""] * self.n_nodes
+        par = self.parent.tolist()
+        for c in range(1, self.n_nodes):
+            h = out[par[c]]
+            out[c] = f"{h}/{act[c]}" if h else act[c]
+        return tuple(out)
 
     @classmethod
     def build(cls, root: NodeSpec) -> PublicTree:
@@ -164,6 +208,7 @@ class PublicTree:
         child_start = np.zeros(n, dtype=np.int32)
         # Breadth-first: the children of the k-th node follow those of the nodes before it.
         child_start[:] = 1 + np.concatenate(([0], np.cumsum(num_children)[:-1]))
+        labels: dict = {}
         for k, s in enumerate(order):
             where = f"node {k} ({histories[k] or 'root'})"
             if s.kind not in _KIND_NAMES:
@@ -184,9 +229,16 @@ class PublicTree:
             fold_value=np.array([s.fold_value if s.kind == TERMINAL else 0.0 for s in order], dtype=np.float64),
             showdown_stake=np.array([s.showdown_stake if s.kind == TERMINAL else 0.0 for s in order],
                                     dtype=np.float64),
-            action=tuple(actions),
-            history=tuple(histories),
-        )
+            action_id=np.array([labels.setdefault(a, len(labels)) for a in actions], dtype=np.int32),
+            action_labels=(),
+        )._with_labels(labels)
+
+    def _with_labels(self, labels: dict) -> PublicTree:
+        names = [""] * len(labels)
+        for text, k in labels.items():
+            names[k] = text
+        object.__setattr__(self, "action_labels", tuple(names))
+        return self
 
     # ------------------------------------------------------------------ derived views
     @property
@@ -236,18 +288,19 @@ class PublicTree:
 
     @cached_property
     def depth(self) -> np.ndarray:
-        """``(N,)`` int32: the depth of each node (the root has depth 0); nondecreasing in breadth-first order."""
-        d = np.zeros(self.n_nodes, dtype=np.int32)
-        for c in range(1, self.n_nodes):
-            d[c] = d[self.parent[c]] + 1
+        """``(N,)`` int32: the depth of each node (the root has depth 0)."""
+        n = self.n_nodes
+        d = np.ones(n, dtype=np.int32)
+        d[0] = 0
+        anc = self.parent.astype(np.int64)
+        anc[0] = 0
+        # pointer jumping: d[i] is the distance from i to anc[i]; halve the remaining chain each round
+        idx = np.flatnonzero(anc > 0)
+        while idx.size:
+            d[idx] += d[anc[idx]]
+            anc[idx] = anc[anc[idx]]
+            idx = idx[anc[idx] > 0]
         return d
-
-    @cached_property
-    def levels(self) -> np.ndarray:
-        """``(D + 2,)`` int64: boundaries of the depth levels in node order -- nodes of depth ``k`` are
-        ``levels[k] .. levels[k + 1] - 1`` -- used by the compiled passes to process a level at a time."""
-        counts = np.bincount(self.depth)
-        return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     @cached_property
     def terminal_nodes(self) -> np.ndarray:
@@ -344,13 +397,6 @@ class Game:
 
     # ------------------------------------------------------------------ provided
     @property
-    def parallel(self) -> bool:
-        """Whether the compiled passes spread the nodes of wide tree levels over threads: true when the tree
-        has at least :data:`PARALLEL_MIN_WORK` (node, hand) pairs (hold'em endgames), false for small games where
-        thread start-up would cost more than it saves."""
-        return self.tree.n_nodes * self.max_hands >= PARALLEL_MIN_WORK
-
-    @property
     def max_hands(self) -> int:
         """``max(H1, H2)``: the width of per-hand arrays shared by both players."""
         return int(max(self.num_hands))
@@ -389,18 +435,23 @@ class Game:
             self.__dict__["_terminal_payoffs"] = cached
         return cached
 
-    def compiled_terminal(self) -> tuple:
-        """The terminal evaluator the compiled solvers use (CFR, best response): a spec
-        ``(kind, dense_data, ranked_data)`` built by :func:`games.core.evaluation.dense_terminal` or
-        :func:`games.core.evaluation.ranked_showdown_terminal`.
+    def terminal_evaluator(self) -> tuple:
+        """The game's terminal evaluator for the compiled traversal (:mod:`games.core.terminals`): the seam through
+        which a game owns its terminal values, in the spirit of postflop-solver's ``Game::evaluate``.
 
-        The default is the dense evaluator over :meth:`terminal_payoffs`. Games with thousands of hands (hold'em)
-        return the ranked showdown (:mod:`games.core.showdown`) and never build ``H1 x H2`` matrices. Either way
-        the evaluator computes what :meth:`values` does, for all hands of one player at once.
+        The default is :func:`games.core.terminals.dense_evaluator` over :meth:`terminal_payoffs`. Games with
+        thousands of hands (hold'em) return :func:`games.core.terminals.card_showdown_evaluator` with their own
+        hand ranks and never build ``H1 x H2`` matrices. Either way the evaluator computes what :meth:`values`
+        does, for all hands of one player and all terminals of a chance block at once.
         """
-        from games.core.evaluation import dense_terminal
+        from games.core.terminals import dense_evaluator
 
-        return dense_terminal(*self.terminal_payoffs())
+        return dense_evaluator(*self.terminal_payoffs())
+
+    def chance_isomorphism(self):
+        """Chance outcomes the tree lists once for several isomorphic ones, as ``(iso_ptr, iso_index, iso_perm)``
+        (see :mod:`games.core.layout`), or ``None`` (the default: every outcome is its own child)."""
+        return None
 
     def terminal_matrix(self, node: int) -> np.ndarray:
         """``deal[b] * u1(node, i, j)``, shape ``(H1, H2)``: the chance-weighted payoff to player 1 (chips).

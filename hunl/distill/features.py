@@ -19,7 +19,7 @@ are *compatible* when they share no card with each other or with the board):
   **E[HS]** and **E[HS^2]** average HS and HS^2 over the 46 river cards that are neither on the turn board nor
   in the hand (each equally likely, the opponent drawn afterwards: the "card roll-outs" of the paper).
 
-How (the technique of :mod:`games.core.showdown`): the combos of each river board are sorted by strength once
+How (the technique of :mod:`games.core.terminals`): the combos of each river board are sorted by strength once
 per board (cached). For each weight vector one ascending sweep over the sorted combos accumulates the weight
 of the strictly weaker and of the weaker-or-equal opponent combos together with their per-card sums, and card
 removal subtracts the per-card sums of our two cards (inclusion-exclusion: only the combo ``h`` itself holds

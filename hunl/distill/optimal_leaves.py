@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, best_response_evaluator
+from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.decisions import DecisionContext, node_features
 from rulelearn.data.executors import ShardWorkers
@@ -103,21 +103,14 @@ def _probs(game, nodes: list[_NodeLeaves], tables: dict) -> np.ndarray:
 def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
     """Add player ``p``'s leaf regrets against a best response (units of the pot); return the opponent's
     best-response value (chips)."""
-    ev = best_response_evaluator(game)
-    t = game.tree
+    eng = engine_for(game)
     o = 1 - p
-    probs = np.ascontiguousarray(probs, dtype=game.storage_dtype)
-    ev.forward(probs)
-    br_value = float(ev.backward(o, MODE_BEST_RESPONSE, probs).sum())
-    prof = probs.copy()
-    ho = game.num_hands[o]
-    for n in t.decision_nodes(o):
-        kids = t.children(n)
-        prof[kids.start:kids.stop, :ho] = 0.0
-        prof[ev.best[n, :ho], np.arange(ho)] = 1.0
-    ev.forward(prof)
-    ev.backward(p, MODE_EXPECTED, prof)
-    cfv = ev.cfv
+    table = eng.from_edges(probs)
+    profile = table.copy()
+    br_value = float(eng.hand_values(o, MODE_BEST_RESPONSE, table, best=profile).sum())
+    action_values = np.zeros_like(table)
+    eng.hand_values(p, MODE_EXPECTED, profile, best=action_values)
+    offset = eng.layout.offset
     scale = 1.0 / game.pot
     for nl in nodes:
         if nl.player != p:
@@ -127,7 +120,8 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
         n_leaves = tab.shape[0]
         # the leaf's strategy is the same for all its hands, so the regret of class c summed over the leaf's
         # hands is V[c] - s.V with V the summed class values: one bincount per action
-        va = cfv[nl.kids.start:nl.kids.stop, :h]  # (n_actions, H)
+        off = int(offset[nl.node])
+        va = action_values[off:off + len(nl.kids) * h].reshape(len(nl.kids), h)  # (n_actions, H)
         summed = np.stack([np.bincount(nl.leaves, weights=row, minlength=n_leaves) for row in va], axis=1)
         V = summed @ nl.route.T  # (L, 4): summed value of each class per leaf
         regret[nl.key] += (V - (tab * V).sum(axis=1, keepdims=True)) * scale
@@ -162,11 +156,9 @@ class _Shard:
         """Sum over the endgames of NashConv / 2 in % of the pot."""
         total = 0.0
         for g, nodes in zip(self.games, self.leaves):
-            probs = np.ascontiguousarray(_probs(g, nodes, tables))
-            ev = best_response_evaluator(g)
-            ev.forward(probs)
+            eng = engine_for(g)
             # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-            gains = sum(float(ev.backward(p, MODE_BEST_RESPONSE, probs).sum()) for p in (0, 1))
+            gains = float(eng.best_response_values(eng.from_edges(_probs(g, nodes, tables))).sum())
             total += 100.0 * 0.5 * gains / g.pot
         return total
 

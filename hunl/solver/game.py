@@ -1,12 +1,14 @@
-"""A heads-up no-limit hold'em endgame (turn or river) as a game of the solver core (:mod:`games.core`).
+"""A heads-up no-limit hold'em endgame (flop, turn or river) as a game of the solver core (:mod:`games.core`).
 
 The public tree is the betting tree of :mod:`hunl.solver.tree`; each player's private hands are the combos of his range
-with positive weight (at most 1,326); chance deals the river card on a turn endgame. The two ranges form the
-joint deal ``P(i, j) = w1[i] * w2[j] * [i, j and the board share no card] / Z`` (Libratus endgames give the
-ranges as reach vectors; Brown & Sandholm 2019 normalise each to sum 1, which does not change ``P``), and the
-river card is uniform over the 44 cards left given both hands. Terminal values come from the sorted O(n)
-showdown of :mod:`games.core.showdown`; no ``hands x hands`` matrix is built unless asked for on a small game
-(:attr:`HoldemEndgame.deal`, for the sequence-form LP and :func:`games.core.check.check_game`).
+with positive weight (at most 1,326); chance deals the turn and river cards. The two ranges form the joint deal
+``P(i, j) = w1[i] * w2[j] * [i, j and the board share no card] / Z`` (Libratus endgames give the ranges as reach
+vectors; Brown & Sandholm 2019 normalise each to sum 1, which does not change ``P``), and each card dealt is
+uniform over the cards left given both hands (44 for a river card after the turn). Terminal values come from the
+card-showdown evaluator of :mod:`games.core.terminals` (the game supplies each board's hands in order of
+strength); no ``hands x hands`` matrix is built unless asked for on a small game (:attr:`HoldemEndgame.deal`,
+for the sequence-form LP and :func:`games.core.check.check_game`). With ``isomorphism`` the tree deals one card
+per class of suit-isomorphic cards (:func:`hunl.solver.tree.suit_symmetries`) and the solver counts it once per copy.
 
 Per-(node, hand) solver arrays are float32 by default (``dtype``), which halves memory;
 :meth:`HoldemEndgame.memory_estimate` gives the bytes a DCFR run will allocate before it starts.
@@ -19,12 +21,11 @@ from functools import cached_property
 
 import numpy as np
 
-from games.core.evaluation import ranked_showdown_terminal
-from games.core.showdown import terminal_row
+from games.core.terminals import card_showdown_evaluator, cards_block
 from games.core.tree import TERMINAL, Game
-from hunl.poker.cards import COMBO_CARDS, COMBO_LABELS, check_board, format_card
+from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, COMBO_LABELS, check_board, format_card
 from hunl.poker.ranges import check_range, parse_range
-from hunl.solver.tree import BetSizes, BettingTree, TreeConfig, build_tree
+from hunl.solver.tree import STREETS, BetSizes, BettingTree, TreeConfig, build_tree, suit_symmetries
 
 __all__ = ["DENSE_LIMIT", "HoldemEndgame"]
 
@@ -32,22 +33,23 @@ __all__ = ["DENSE_LIMIT", "HoldemEndgame"]
 DENSE_LIMIT = 20_000_000
 
 
-def _sizes(bet_sizes) -> tuple[BetSizes, BetSizes]:
+def _sizes(bet_sizes) -> dict:
+    """Per-street :class:`BetSizes` from one BetSizes (all streets) or a mapping street -> sizes."""
     if isinstance(bet_sizes, BetSizes):
-        return bet_sizes, bet_sizes
+        return {"flop": bet_sizes, "turn": bet_sizes, "river": bet_sizes}
     if isinstance(bet_sizes, Mapping):
-        unknown = set(bet_sizes) - {"turn", "river"}
+        unknown = set(bet_sizes) - set(STREETS)
         if unknown:
-            raise ValueError(f"bet_sizes keys must be 'turn' and/or 'river', got {sorted(unknown)}")
-        out = []
-        for street in ("turn", "river"):
+            raise ValueError(f"bet_sizes keys must be streets ('flop', 'turn', 'river'), got {sorted(unknown)}")
+        out = {}
+        for street in STREETS:
             s = bet_sizes.get(street, BetSizes())
             if isinstance(s, Mapping):
                 s = BetSizes(**s)
             if not isinstance(s, BetSizes):
                 raise ValueError(f"bet_sizes[{street!r}] must be a BetSizes or a mapping, got {s!r}")
-            out.append(s)
-        return out[0], out[1]
+            out[street] = s
+        return out
     raise ValueError(f"bet_sizes must be a BetSizes or a mapping street -> BetSizes, got {bet_sizes!r}")
 
 
@@ -57,7 +59,7 @@ class HoldemEndgame(Game):
     Parameters
     ----------
     board : str or sequence of int
-        4 cards (turn endgame) or 5 (river), e.g. ``"7s9h9cTc"``; no card repeated.
+        3 cards (flop endgame), 4 (turn) or 5 (river), e.g. ``"7s9h9cTc"``; no card repeated.
     ranges : sequence of two (str or array_like of shape (1326,))
         Player 1's (out of position, first to act) and player 2's range: a range string in solver syntax
         (``"AA,KQs,T9s-76s"``, see :func:`hunl.poker.ranges.parse_range`) or nonnegative weights per combo in the
@@ -67,7 +69,8 @@ class HoldemEndgame(Game):
     stack : float
         Effective stack behind (chips each player can still bet).
     bet_sizes : BetSizes or mapping, default ``BetSizes()``
-        The sizes of both streets, or ``{"turn": BetSizes, "river": BetSizes}``.
+        The sizes of every street, or ``{"flop": BetSizes, "turn": BetSizes, "river": BetSizes}`` (missing
+        streets get ``BetSizes()``).
     raise_cap : int, default 3
         Raises allowed per street after the first bet.
     allin_threshold : float, default 0
@@ -75,10 +78,13 @@ class HoldemEndgame(Game):
     big_blind : float, default 100
         The big blind in chips, for mbb/g and big blinds per hand.
     dtype : {"float32", "float64"}, default "float32"
-        Storage precision of the solvers' per-(node, hand) arrays.
+        Storage precision of the solver's per-(decision node, hand) arrays.
     drop_board_conflicts : bool, default False
         Weight arrays: zero the combos that share a card with the board instead of raising. (Range strings
         always skip such combos: ``"AA"`` on an ace-high board means the remaining three aces combos.)
+    isomorphism : bool, default False
+        Deal one card per class of suit-isomorphic cards (when the board and both ranges are symmetric under a
+        swap of suits); the solver's values are those of the full tree.
 
     Raises
     ------
@@ -92,22 +98,28 @@ class HoldemEndgame(Game):
     ----------
     betting : BettingTree
         The betting tree with the state (street, contributions) at every node.
+    boards : tuple of tuple of int
+        The cards of every board index (``tree.board``).
     combos : tuple of two numpy.ndarray of int64
         ``combos[p][h]``: the combo index (0..1325) of player ``p``'s hand ``h``.
     weights : numpy.ndarray of float64, shape (2, 1326)
         The ranges as given (weights per combo).
+    chance : numpy.ndarray of float64, shape (B,)
+        Probability of each board's cards beyond the starting board, given both hands (1 on the starting board).
+    normaliser : float
+        ``Z``, the sum over compatible pairs of ``w1[i] * w2[j]``.
     """
 
     name = "hunl"
 
     def __init__(self, board, ranges, pot, stack, bet_sizes=None, raise_cap: int = 3,
                  allin_threshold: float = 0.0, big_blind: float = 100.0, dtype="float32",
-                 drop_board_conflicts: bool = False):
-        self.board = check_board(board, min_cards=4, max_cards=5, name="board")
-        street = "turn" if len(self.board) == 4 else "river"
-        turn, river = _sizes(BetSizes() if bet_sizes is None else bet_sizes)
-        self.config = TreeConfig(street=street, pot=pot, stack=stack, turn=turn, river=river,
-                                 raise_cap=raise_cap, allin_threshold=allin_threshold)
+                 drop_board_conflicts: bool = False, isomorphism: bool = False):
+        self.board = check_board(board, min_cards=3, max_cards=5, name="board")
+        street = {3: "flop", 4: "turn", 5: "river"}[len(self.board)]
+        sizes = _sizes(BetSizes() if bet_sizes is None else bet_sizes)
+        self.config = TreeConfig(street=street, pot=pot, stack=stack, flop=sizes["flop"], turn=sizes["turn"],
+                                 river=sizes["river"], raise_cap=raise_cap, allin_threshold=allin_threshold)
         dt = np.dtype(dtype)
         if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
@@ -129,8 +141,10 @@ class HoldemEndgame(Game):
                                          drop_board_conflicts=drop_board_conflicts)
         self.weights = weights
         self.pot = self.config.pot
-        self.betting: BettingTree = build_tree(self.config, self.board)
+        sym = suit_symmetries(self.board, weights) if isomorphism and len(self.board) < 5 else None
+        self.betting: BettingTree = build_tree(self.config, self.board, symmetries=sym)
         self.tree = self.betting.tree
+        self.boards = self.betting.boards
         self._setup_hands()
 
     # ------------------------------------------------------------------ set-up
@@ -141,8 +155,6 @@ class HoldemEndgame(Game):
         self.combos = combos
         self.num_hands = (int(combos[0].size), int(combos[1].size))
         hm = self.max_hands
-        river_cards = self.betting.river_cards
-        n_boards = 1 + len(river_cards)
         prior = np.zeros((2, hm))
         cards = np.zeros((2, hm, 2), dtype=np.int64)
         same = np.full((2, hm), -1, dtype=np.int64)
@@ -155,12 +167,13 @@ class HoldemEndgame(Game):
         for p in (0, 1):
             h = combos[p].size
             same[p, :h] = position[1 - p, combos[p]]
+        self._position = position
         # Z = sum over compatible pairs of w1[i] * w2[j] (card removal by inclusion-exclusion).
-        w2 = prior[1, :self.num_hands[1]]
+        h1, h2 = self.num_hands
+        w2 = prior[1, :h2]
         card_sum = np.zeros(52)
-        np.add.at(card_sum, cards[1, :self.num_hands[1], 0], w2)
-        np.add.at(card_sum, cards[1, :self.num_hands[1], 1], w2)
-        h1 = self.num_hands[0]
+        np.add.at(card_sum, cards[1, :h2, 0], w2)
+        np.add.at(card_sum, cards[1, :h2, 1], w2)
         mass = (w2.sum() - card_sum[cards[0, :h1, 0]] - card_sum[cards[0, :h1, 1]]
                 + np.where(same[0, :h1] >= 0, prior[1, np.maximum(same[0, :h1], 0)], 0.0))
         z = float(prior[0, :h1] @ mass)
@@ -168,55 +181,95 @@ class HoldemEndgame(Game):
             raise ValueError("ranges: no hand of player 1 can be dealt together with a hand of player 2 "
                              "(every pair shares a card)")
         self.normaliser = z
-        scale = prior / z
-        valid = np.zeros((2, n_boards, hm), dtype=np.uint8)
-        strength = np.zeros((2, n_boards, hm), dtype=np.int32)
-        order = np.zeros((2, n_boards, hm), dtype=np.int32)
-        count = np.zeros((2, n_boards), dtype=np.int32)
+        self._prior = prior
+        self._scale = prior / z
+        self._cards = cards
+        self._same = same
+        n_start = len(self.board)
+        n_boards = len(self.boards)
         chance = np.ones(n_boards)
-        for p in (0, 1):
-            valid[p, 0, :self.num_hands[p]] = 1
-        boards = [self.board] + [self.board + (c,) for c in river_cards]
-        if river_cards:
-            chance[1:] = 1.0 / (52 - 4 - 4)
-        sorted_strength = np.zeros((2, n_boards, hm), dtype=np.int32)
-        sorted_cards = np.zeros((2, n_boards, hm, 2), dtype=np.int8)
-        sorted_prior = np.zeros((2, n_boards, hm))
-        sorted_scale = np.zeros((2, n_boards, hm))
-        for b, full in enumerate(boards):
-            if len(full) != 5:
-                continue
-            s = combo_strengths(full)
-            for p in (0, 1):
-                h = self.num_hands[p]
-                ok = s[combos[p]] >= 0
-                valid[p, b, :h] = ok
-                strength[p, b, :h] = np.where(ok, s[combos[p]], -1)
-                idx = np.flatnonzero(ok)
-                srt = idx[np.argsort(strength[p, b, idx], kind="stable")]
-                m = srt.size
-                order[p, b, :m] = srt
-                count[p, b] = m
-                sorted_strength[p, b, :m] = strength[p, b, srt]
-                sorted_cards[p, b, :m] = cards[p, srt]
-                sorted_prior[p, b, :m] = prior[p, srt]
-                sorted_scale[p, b, :m] = prior[p, srt] / z
-        self.boards = tuple(boards)
+        for b, full in enumerate(self.boards):
+            for k in range(n_start, len(full)):
+                chance[b] /= 52 - k - 4
         self.chance = chance
-        t = self.tree
-        self._strength = strength
-        self._data = (t.board.astype(np.int64), t.fold_value.copy(), t.showdown_stake.copy(), chance, valid, order,
-                      count, sorted_strength, cards, same, scale, prior, sorted_cards, sorted_prior, sorted_scale)
+        # per board and player: the possible hands (sharing no card with the board), by increasing strength on
+        # complete boards; boards with the same cards share one list
+        lists = {}
+        start = np.zeros((2, n_boards), dtype=np.int64)
+        count = np.zeros((2, n_boards), dtype=np.int64)
+        hands_flat = ([], [])
+        strength_flat = ([], [])
+        offset = [0, 0]
+        for b, full in enumerate(self.boards):
+            key = frozenset(full)
+            entry = lists.get(key)
+            if entry is None:
+                entry = []
+                if len(full) == 5:
+                    s = combo_strengths(full)
+                for p in (0, 1):
+                    h = self.num_hands[p]
+                    if len(full) == 5:
+                        sp = s[combos[p]]
+                        ok = np.flatnonzero(sp >= 0)
+                        srt = ok[np.argsort(sp[ok], kind="stable")]
+                        st = sp[srt]
+                    else:
+                        mask = np.ones(1326, dtype=bool)
+                        for c in full:
+                            mask[np.any(COMBO_CARDS == c, axis=1)] = False
+                        srt = np.flatnonzero(mask[combos[p]])
+                        st = np.zeros(srt.size, dtype=np.int64)
+                    entry.append((offset[p], srt.size))
+                    hands_flat[p].append(srt.astype(np.int32))
+                    strength_flat[p].append(st.astype(np.int32))
+                    offset[p] += srt.size
+                lists[key] = entry
+            for p in (0, 1):
+                start[p, b], count[p, b] = entry[p]
+        self._board_hands = tuple(np.concatenate(x) if x else np.zeros(0, np.int32) for x in hands_flat)
+        self._board_strength = tuple(np.concatenate(x) if x else np.zeros(0, np.int32) for x in strength_flat)
+        self._board_start = start
+        self._board_count = count
+        self._has_showdown = np.array([len(b) == 5 for b in self.boards], dtype=np.uint8)
 
     # ------------------------------------------------------------------ Game interface
-    def compiled_terminal(self) -> tuple:
-        """The ranked-showdown evaluator (:mod:`games.core.showdown`): O(n) per terminal, no dense matrices."""
-        return ranked_showdown_terminal(self._data)
+    def terminal_evaluator(self) -> tuple:
+        """The card-showdown evaluator (:func:`games.core.terminals.card_showdown_evaluator`) of this endgame:
+        per board, each player's possible hands by increasing strength, with card removal by the hands' cards."""
+        return card_showdown_evaluator(self._board_hands, self._board_strength, self._board_start,
+                                       self._board_count, self.chance, self._cards, self._same, self._prior,
+                                       self._scale, self._has_showdown)
+
+    def chance_isomorphism(self):
+        """The suit-isomorphic copies of chance outcomes (:mod:`games.core.layout`), or ``None`` without
+        isomorphism: for each copy, the hand permutation ``perm[q, h]`` = the hand whose value in the
+        representative's subtree equals hand ``h``'s in the copy's."""
+        iso_ptr, iso_sym, _ = self.betting.iso
+        sym = self.betting.symmetries
+        if sym.shape[0] <= 1 or iso_sym.size == 0:
+            return None
+        hm = self.max_hands
+        perms = np.zeros((sym.shape[0], 2, hm), dtype=np.int32)
+        for s in range(sym.shape[0]):
+            # the copy's game is the image of the representative's under sigma = sym[s]: the value of hand h in
+            # the copy is that of sigma^-1(h) in the representative
+            inv = np.argsort(sym[s])
+            for q in (0, 1):
+                h = self.num_hands[q]
+                cards = COMBO_CARDS[self.combos[q]]
+                img = 4 * (cards // 4) + inv[cards % 4]
+                combo = COMBO_INDEX[img[:, 0], img[:, 1]]
+                pos = self._position[q, combo]
+                if np.any(pos < 0):  # pragma: no cover - symmetries are checked against the ranges
+                    raise ValueError("a suit symmetry does not map the range to itself")
+                perms[s, q, :h] = pos
+        return iso_ptr, iso_sym.astype(np.int32), perms
 
     @property
     def prior(self) -> np.ndarray:
         """``(2, Hm)`` float64: each player's range weight of each of their hands (0 beyond ``num_hands``)."""
-        return self._data[11]
+        return self._prior
 
     def hand_labels(self, player: int) -> list[str]:
         """Combo labels (``"AsKh"``) of the player's hands."""
@@ -224,11 +277,16 @@ class HoldemEndgame(Game):
 
     def hand_possible(self, player: int) -> np.ndarray:
         """``(B, H_player)`` bool: hands that share no card with each board."""
-        return self._data[4][player, :, :self.num_hands[player]].astype(bool)
+        h = self.num_hands[player]
+        out = np.zeros((len(self.boards), h), dtype=bool)
+        for b in range(len(self.boards)):
+            a, m = self._board_start[player, b], self._board_count[player, b]
+            out[b, self._board_hands[player][a:a + m]] = True
+        return out
 
     def values(self, node, player: int, opp_reach) -> np.ndarray:
         """Counterfactual values (chips) of ``player``'s hands at a terminal node; see
-        :meth:`games.core.tree.Game.values`. Computed by the sorted showdown, O(n).
+        :meth:`games.core.tree.Game.values`. Computed by the card-showdown evaluator, O(n).
 
         Raises
         ------
@@ -237,10 +295,19 @@ class HoldemEndgame(Game):
             non-finite entries.
         """
         t, r = self.terminal_query(node, player, opp_reach)
-        out = np.zeros(self.num_hands[player])
-        terminal_row(player, int(self.tree.board[t]), float(self.tree.fold_value[t]),
-                     float(self.tree.showdown_stake[t]), np.ascontiguousarray(r), out, self._data)
-        return out
+        h_opp = self.num_hands[1 - player]
+        hm = self.max_hands
+        ro = np.zeros((1, hm))
+        ro[0, :h_opp] = r
+        v = np.zeros((1, hm))
+        show = self.tree.showdown_stake[t] != 0
+        fv = float(self.tree.fold_value[t])
+        coef = np.array([self.tree.showdown_stake[t] if show else (fv if player == 0 else -fv)])
+        idx = np.zeros(1, dtype=np.int64)
+        cards_block(player, int(self.tree.board[t]), np.asarray(self.num_hands, dtype=np.int64), int(show), 1,
+                    idx, idx, coef, ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)), np.zeros(1),
+                    np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)), np.zeros(hm))
+        return v[0, :self.num_hands[player]].copy()
 
     def payoff(self, node: int, hand1: int, hand2: int) -> float:
         """Payoff to player 1 (chips) at terminal ``node`` with hands ``hand1``, ``hand2`` (indices into
@@ -259,10 +326,12 @@ class HoldemEndgame(Game):
 
     # ------------------------------------------------------------------ dense form (small games only)
     def _check_dense(self) -> None:
+        if self.betting.symmetries.shape[0] > 1:
+            raise ValueError("the dense deal lists every chance outcome; build the game without isomorphism")
         size = len(self.boards) * self.num_hands[0] * self.num_hands[1]
         if size > DENSE_LIMIT:
             raise ValueError(f"the dense deal would have {size:,} entries (> {DENSE_LIMIT:,}); the solvers use the "
-                             "sorted showdown instead -- dense matrices are for small spots only")
+                             "card-showdown evaluator instead -- dense matrices are for small spots only")
 
     @cached_property
     def deal(self) -> np.ndarray:
@@ -276,28 +345,36 @@ class HoldemEndgame(Game):
                   & (c1[:, None, 1] != c2[None, :, 0]) & (c1[:, None, 1] != c2[None, :, 1]))
         base = self.weights[0, self.combos[0]][:, None] * self.weights[1, self.combos[1]][None, :] * compat
         base /= self.normaliser
-        valid = self._data[4]
+        possible = (self.hand_possible(0), self.hand_possible(1))
         out = np.empty((len(self.boards), h1, h2))
         for b in range(len(self.boards)):
-            out[b] = base * self.chance[b] * valid[0, b, :h1, None] * valid[1, b, None, :h2]
+            out[b] = base * self.chance[b] * possible[0][b, :, None] * possible[1][b, None, :]
         return out
 
     @cached_property
     def showdown(self) -> np.ndarray:
-        """``(B, H1, H2)`` float64 showdown outcome (+1 player 1 wins, 0 split, -1 loses; 0 on 4-card boards)."""
+        """``(B, H1, H2)`` float64 showdown outcome (+1 player 1 wins, 0 split, -1 loses; 0 on incomplete
+        boards)."""
         self._check_dense()
         h1, h2 = self.num_hands
-        s = self._strength
-        return np.sign(s[0, :, :h1, None].astype(np.int64) - s[1, :, None, :h2].astype(np.int64)).astype(float)
+        out = np.zeros((len(self.boards), h1, h2))
+        for b in range(len(self.boards)):
+            if not self._has_showdown[b]:
+                continue
+            s = np.full((2, self.max_hands), -1, dtype=np.int64)
+            for q in (0, 1):
+                a, m = self._board_start[q, b], self._board_count[q, b]
+                s[q, self._board_hands[q][a:a + m]] = self._board_strength[q][a:a + m]
+            out[b] = np.sign(s[0, :h1, None] - s[1, None, :h2])
+        return out
 
     # ------------------------------------------------------------------ reporting
     def memory_estimate(self) -> int:
-        """Bytes a CFR run (:func:`games.core.solve_cfr`) allocates for this game: the solver state (7 arrays of
-        ``N x Hm`` in the storage dtype), the best-response evaluator (4 arrays plus int32 best actions) and the
-        two float64 policies of the result (with one validation copy)."""
-        n, hm = self.tree.n_nodes, self.max_hands
-        item = self.storage_dtype.itemsize
-        return int(n * hm * (11 * item + 4 + 3 * 8))
+        """Bytes the solver (:class:`games.core.engine.Engine`) allocates for this game: regrets and average
+        weights per decision node and acting hand, and its work space (:func:`games.core.engine.estimate_memory`)."""
+        from games.core.engine import estimate_memory
+
+        return estimate_memory(self)
 
     def describe(self) -> str:
         """One line: street, board, pot, stack, hands per player and tree size."""
@@ -321,4 +398,3 @@ class HoldemEndgame(Game):
         out = np.full((1326, len(kids)), np.nan)
         out[self.combos[p]] = probs[kids.start:kids.stop, :self.num_hands[p]].T
         return out
-

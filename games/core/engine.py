@@ -1,0 +1,246 @@
+"""The solver state of one game: storage, work space and the calls into the compiled traversal.
+
+:class:`Engine` is what :func:`games.core.solve_cfr`, :func:`games.core.exploitability` and the best-response
+functions run on. It lays the game out (:func:`games.core.layout.build_layout`), allocates the regrets and
+average-strategy weights per decision node and acting hand in the game's storage dtype, a work space of a few
+blocks per thread, and calls :mod:`games.core.traversal`. Its memory is :meth:`Engine.memory_bytes` (and
+:func:`estimate_memory` before allocating).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numba
+import numpy as np
+
+from games.core import traversal as X
+from games.core.layout import TreeLayout, build_layout
+from games.core.tree import TERMINAL, Game
+
+__all__ = ["Engine", "estimate_memory", "layout_of"]
+
+#: Root items (independent subtrees) below which a traversal runs on one thread.
+PARALLEL_MIN_WORK = 200_000
+
+
+def layout_of(game: Game) -> TreeLayout:
+    """The game's :class:`TreeLayout` (built once per game object and cached on it)."""
+    cached = game.__dict__.get("_core_layout")
+    if cached is None:
+        cached = build_layout(game.tree, game.num_hands, iso=game.chance_isomorphism())
+        game.__dict__["_core_layout"] = cached
+    return cached
+
+
+def _unit_work(layout: TreeLayout) -> np.ndarray:
+    """Nodes in each unit's subtree of units (its own and all units below it)."""
+    size = np.diff(layout.unit_ptr).astype(np.int64)
+    for u in range(layout.n_units - 1, 0, -1):  # children come after parents
+        size[layout.unit_parent[u]] += size[u]
+    return size
+
+
+#: Terminals evaluated side by side (the width of the evaluator's work space).
+TERMINAL_WIDTH = 96
+
+
+def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int) -> tuple:
+    d = layout.max_depth + 1
+    b = int(layout.depth_rows.max())
+    k = min(layout.max_terms, TERMINAL_WIDTH)
+    ro = np.zeros((n_threads, d, b, hm), dtype=dtype)
+    rs = np.zeros((n_threads, d, b, hm), dtype=dtype)
+    st = np.zeros((n_threads, d, b, hm), dtype=dtype)
+    v = np.zeros((n_threads, d, b, hm), dtype=dtype)
+    orow = np.zeros((n_threads, d, b), dtype=np.int32)
+    srow = np.zeros((n_threads, d, b), dtype=np.int32)
+    tmp = np.zeros((n_threads, hm))
+    scratch = (np.zeros((n_threads, hm, k)), np.zeros((n_threads, k)), np.zeros((n_threads, 52, k)),
+               np.zeros((n_threads, k)), np.zeros((n_threads, 52, k)), np.zeros((n_threads, hm, k)),
+               np.zeros((n_threads, k), dtype=np.int64), np.zeros((n_threads, k), dtype=np.int64),
+               np.zeros((n_threads, k)), np.zeros((n_threads, hm)))
+    frames = np.zeros((n_threads, 2, d + 1), dtype=np.int64)
+    return ro, rs, st, v, orow, srow, tmp, scratch, frames
+
+
+def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None = None) -> int:
+    """Bytes an :class:`Engine` allocates for ``game``: regrets and average weights (plus the last regrets with
+    ``predictive``) per decision node and acting hand in the storage dtype, and the per-thread work space (four
+    rows per node of the largest unit at each chance depth, plus the terminal evaluator's scratch)."""
+    layout = layout_of(game)
+    item = game.storage_dtype.itemsize
+    n_threads = numba.get_num_threads() if n_threads is None else int(n_threads)
+    hm = game.max_hands
+    d = layout.max_depth + 1
+    b = int(layout.depth_rows.max())
+    k = min(layout.max_terms, TERMINAL_WIDTH)
+    state = layout.size * item * (3 if predictive else 2)
+    work = n_threads * (4 * d * b * hm * item + 8 * d * b + 8 * hm * (2 + 2 * k) + 8 * k * 108)
+    slots = int(np.diff(layout.root_ptr)[layout.unit_depth == 1].sum()) * hm * item
+    return int(state + work + slots)
+
+
+class Engine:
+    """Regrets, average-strategy weights and work space of one game, and the compiled passes over it.
+
+    Parameters
+    ----------
+    game : Game
+        Any game of the core's interface.
+    predictive : bool, default False
+        Keep the last instantaneous regrets (predictive CFR+, Farina, Kroer & Sandholm 2021).
+    n_threads : int, optional
+        Threads for the root block's independent subtrees (default: numba's thread count; one thread when the
+        game is small).
+
+    Attributes
+    ----------
+    regret, avg : numpy.ndarray, shape ``(layout.size,)``
+        Accumulated regrets and average-strategy weights, storage layout, the game's storage dtype.
+    """
+
+    def __init__(self, game: Game, predictive: bool = False, n_threads: int | None = None):
+        t = game.tree
+        self.game = game
+        self.layout = lay = layout_of(game)
+        self.hands = np.asarray(game.num_hands, dtype=np.int64)
+        self.dtype = dt = np.dtype(game.storage_dtype)
+        self.evaluator = game.terminal_evaluator()
+        self.T = (t.kind, t.player, t.parent, t.child_start, t.num_children, t.fold_value, t.showdown_stake)
+        self.L = lay.arrays()
+        self.predictive = bool(predictive)
+        self.regret = np.zeros(lay.size, dtype=dt)
+        self.avg = np.zeros(lay.size, dtype=dt)
+        self.pred = np.zeros(lay.size if predictive else 1, dtype=dt)
+        self.table = np.zeros(1, dtype=dt)
+        hm = game.max_hands
+        items = int(lay.child_ptr[1] - lay.child_ptr[0])
+        if n_threads is None:
+            n_threads = numba.get_num_threads()
+            if items == 0 or t.n_nodes * hm < PARALLEL_MIN_WORK:
+                n_threads = 1
+        self.n_threads = max(1, min(int(n_threads), max(items, 1)))
+        self.parallel = self.n_threads > 1
+        self.W = _work_arrays(lay, hm, dt, self.n_threads)
+        self.assign_ptr, self.assign = self._assign(self.n_threads)
+        depth1 = np.zeros(lay.root_nodes.shape[0], dtype=bool)
+        for c in range(lay.child_ptr[0], lay.child_ptr[1]):
+            u = lay.child_units[c]
+            depth1[lay.root_ptr[u]:lay.root_ptr[u + 1]] = True
+        self.slot_of = np.full(lay.root_nodes.shape[0], -1, dtype=np.int64)
+        self.slot_of[depth1] = np.arange(int(depth1.sum()))
+        self.slots = np.zeros((max(int(depth1.sum()), 1), hm), dtype=dt)
+        self.out = np.zeros(hm)
+        self._nobest = np.zeros(1, dtype=dt)
+
+    # ------------------------------------------------------------------ set-up
+    def _assign(self, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+        """The root unit's child units per thread (positions in ``child_units``): largest subtree first to the
+        least loaded thread (deterministic)."""
+        lay = self.layout
+        first, last = int(lay.child_ptr[0]), int(lay.child_ptr[1])
+        if last == first:
+            return np.zeros(n_threads + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        weight = _unit_work(lay)[lay.child_units[first:last]]
+        order = np.argsort(-weight, kind="stable")
+        heap = [(0, k) for k in range(n_threads)]
+        lists = [[] for _ in range(n_threads)]
+        for it in order:
+            load, k = heapq.heappop(heap)
+            lists[k].append(first + int(it))
+            heapq.heappush(heap, (load + int(weight[it]), k))
+        ptr = np.concatenate(([0], np.cumsum([len(x) for x in lists]))).astype(np.int64)
+        flat = np.array([i for x in lists for i in sorted(x)], dtype=np.int64)
+        return ptr, flat
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the storage and work arrays."""
+        arrays = [self.regret, self.avg, self.pred, self.table, self.slots, self.out]
+        w = self.W
+        arrays += list(w[:7]) + list(w[7]) + [w[8], self.slot_of]
+        return int(sum(a.nbytes for a in arrays))
+
+    @property
+    def S(self) -> tuple:
+        return (self.regret, self.avg, self.pred, self.table)
+
+    # ------------------------------------------------------------------ passes
+    def iterate(self, t0: int, n_iter: int, params: tuple) -> None:
+        """Run CFR iterations ``t0 + 1 .. t0 + n_iter`` with kernel parameters from
+        :meth:`games.core.cfr.CFRConfig.kernel_params`."""
+        (alpha, alpha_kind, beta, beta_kind, gamma, delay, reset_base, alternating) = params
+        if not alternating and self.table.size != self.layout.size:
+            self.table = np.zeros(self.layout.size, dtype=self.dtype)
+        X.run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay, reset_base, alternating,
+                         self.predictive, self.parallel, self.T, self.L, self.S, self.E, self.hands, self.W,
+                         self.assign_ptr, self.assign, self.slots, self.slot_of, self.out, self._nobest)
+
+    @property
+    def E(self) -> tuple:
+        return self.evaluator
+
+    def _pass(self, p: int, mode: int, table: np.ndarray | None, best=None) -> np.ndarray:
+        source = X.SOURCE_AVERAGE if table is None else X.SOURCE_TABLE
+        s = (self.regret, self.avg, self.pred, self.table if table is None else table)
+        factors = np.zeros(3)
+        X.traverse(p, mode, source, self.predictive, self.parallel, self.T, self.L, s, self.E, self.hands,
+                   factors, self.W, self.assign_ptr, self.assign, self.slots, self.slot_of, self.out,
+                   self._nobest if best is None else best)
+        return self.out[:self.hands[p]].copy()
+
+    def best_response_values(self, table: np.ndarray | None = None) -> np.ndarray:
+        """``(2,)`` float64: each player's best-response value (chips) against the other's average strategy,
+        or against ``table`` (storage layout) when given."""
+        return np.array([self._pass(p, X.MODE_BEST_RESPONSE, table).sum() for p in (0, 1)])
+
+    def hand_values(self, p: int, mode: int, table: np.ndarray | None = None, best=None) -> np.ndarray:
+        """Root counterfactual values of player ``p``'s hands (chips, deal included) under ``mode``."""
+        return self._pass(p, mode, table, best)
+
+    def expected_value(self, table: np.ndarray | None = None) -> float:
+        """Player 1's expected payoff (chips) under the average strategies (or ``table``)."""
+        return float(self._pass(0, X.MODE_EXPECTED, table).sum())
+
+    def strategies(self, source: str = "average") -> np.ndarray:
+        """The normalised average (``"average"``) or current (``"current"``) strategy of every decision node,
+        storage layout, float64."""
+        out = np.zeros(self.layout.size)
+        src = X.SOURCE_AVERAGE if source == "average" else X.SOURCE_REGRET
+        s = (self.regret, self.avg, self.pred, self.table)
+        X.fill_strategies(src, self.predictive, self.T, self.L, s, self.hands, out, np.zeros(self.game.max_hands))
+        return out
+
+    # ------------------------------------------------------------------ layouts
+    def to_edges(self, table: np.ndarray) -> np.ndarray:
+        """A storage-layout strategy as the ``(N, Hm)`` edge layout of :class:`games.core.policy.Policy`
+        (float64; rows of non-decision edges at 1)."""
+        t = self.game.tree
+        probs = np.ones((t.n_nodes, self.game.max_hands))
+        for p, off in enumerate(self.layout.edge_index(t, self.game.num_hands)):
+            edges, _, _ = t.action_edges(p)
+            hp = int(self.hands[p])
+            if edges.size:
+                probs[edges, :hp] = table[off[:, None] + np.arange(hp)]
+                probs[edges, hp:] = 0.0
+        return probs
+
+    def from_edges(self, probs: np.ndarray) -> np.ndarray:
+        """An ``(N, Hm)`` edge-layout strategy in the storage layout (storage dtype)."""
+        t = self.game.tree
+        out = np.zeros(self.layout.size, dtype=self.dtype)
+        for p, off in enumerate(self.layout.edge_index(t, self.game.num_hands)):
+            edges, _, _ = t.action_edges(p)
+            hp = int(self.hands[p])
+            if edges.size:
+                out[off[:, None] + np.arange(hp)] = probs[edges, :hp]
+        return out
+
+    def best_table(self) -> np.ndarray:
+        """A storage-sized array for :meth:`hand_values` to record a pure best response in."""
+        return np.zeros(self.layout.size, dtype=self.dtype)
+
+
+def terminal_count(game: Game) -> int:
+    """Number of terminal nodes (for reports)."""
+    return int((game.tree.kind == TERMINAL).sum())

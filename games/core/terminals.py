@@ -1,0 +1,295 @@
+"""Terminal evaluators of the solver core: the counterfactual values of one player's hands at the terminal nodes of
+one chance block, all at once.
+
+A *chance block* (:mod:`games.core.layout`) is a maximal part of the public tree that no chance event splits, so
+all its terminals share one board. The traversal (:mod:`games.core.traversal`) fills the opponent's reach at
+every node of a block, then asks the game's evaluator for the values of all the block's terminals in one call --
+the seam of postflop-solver's ``Game::evaluate``, batched. Two evaluators exist, and a game picks one and builds
+its data (:meth:`games.core.tree.Game.terminal_evaluator`):
+
+:func:`dense_evaluator`
+    Any joint deal: the chance-weighted payoff matrix ``payoff[t] = deal[b] * u1(t, i, j)`` of every terminal
+    (Kuhn, Leduc, the bet game). ``O(H1 * H2)`` per terminal.
+:func:`card_showdown_evaluator`
+    Hands that are sets of cards from one deck, dealt from two independent ranges up to card removal, with a
+    showdown decided by a rank per board (hold'em). No ``H1 x H2`` matrix: per block, one pass over the
+    opponent's hands gathers the reach of every terminal (its total and its 52 per-card sums give every fold by
+    inclusion-exclusion), and one sorted sweep over both players' hands in order of strength gives every showdown
+    -- ``O(K * (H1 + H2))`` for ``K`` terminals, with the ``K`` terminals processed side by side (vectorised).
+    The sweep counts an opponent's hand once: ties are handled as groups of equal strength (win and tie weights
+    from two snapshots of the running sums), and the loss weight is the compatible total minus both. Open-source
+    postflop solvers and DeepStack's terminal equity use the same card-removal algebra with two sweeps per
+    terminal.
+
+The value of player ``p``'s hand ``i`` at terminal ``t`` on board ``b``, given the opponent's reach ``r`` (his own
+action probabilities), is in chips::
+
+    v(i) = chance[b] * scale_p[i] * sum_{j compatible with i and b} prior_o[j] * r[j] * u_p(t, i, j)
+
+with ``scale_p[i] = prior_p[i] / Z`` (``Z`` normalises the joint deal) and ``chance[b]`` the probability of the
+board's public cards given both hands. Accumulations are in float64 whatever the storage dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "EVALUATOR_CARDS",
+    "EVALUATOR_DENSE",
+    "card_showdown_evaluator",
+    "dense_evaluator",
+    "empty_card_data",
+    "empty_dense_data",
+]
+
+#: Evaluator kinds (first field of an evaluator spec ``(kind, dense_data, card_data)``).
+EVALUATOR_DENSE, EVALUATOR_CARDS = 0, 1
+
+
+def empty_dense_data() -> tuple:
+    """The unused dense half of a card-showdown evaluator spec."""
+    return (np.zeros(1, np.int64), np.zeros((1, 1, 1)))
+
+
+def empty_card_data() -> tuple:
+    """The unused card half of a dense evaluator spec (zero-sized arrays of the right dtypes)."""
+    return card_showdown_data(
+        board_hands=(np.zeros(0, np.int32), np.zeros(0, np.int32)),
+        board_strength=(np.zeros(0, np.int32), np.zeros(0, np.int32)),
+        board_start=np.zeros((2, 1), np.int64),
+        board_count=np.zeros((2, 1), np.int64),
+        chance=np.ones(1),
+        cards=np.zeros((2, 1, 2), np.int64),
+        same=np.full((2, 1), -1, np.int64),
+        prior=np.zeros((2, 1)),
+        scale=np.zeros((2, 1)),
+        has_showdown=np.zeros(1, np.uint8),
+    )
+
+
+def dense_evaluator(term_index: np.ndarray, payoff: np.ndarray) -> tuple:
+    """Evaluator spec of the dense evaluator.
+
+    Parameters
+    ----------
+    term_index : numpy.ndarray of int64, shape ``(N,)``
+        Row of each terminal node in ``payoff`` (-1 for other nodes).
+    payoff : numpy.ndarray of float64, shape ``(T, H1, H2)``
+        ``deal[board[t]] * u1(t, i, j)``: the chance-weighted payoff to player 1 in chips.
+
+    Returns
+    -------
+    tuple
+        ``(EVALUATOR_DENSE, (term_index, payoff), empty card data)``, the form the compiled traversal takes.
+    """
+    return (EVALUATOR_DENSE, (np.ascontiguousarray(term_index, dtype=np.int64),
+                              np.ascontiguousarray(payoff, dtype=np.float64)), empty_card_data())
+
+
+def card_showdown_data(board_hands, board_strength, board_start, board_count, chance, cards, same, prior, scale,
+                       has_showdown) -> tuple:
+    """Pack the arrays of :func:`card_showdown_evaluator` with the dtypes the compiled kernels take."""
+    return (np.ascontiguousarray(board_hands[0], np.int32), np.ascontiguousarray(board_hands[1], np.int32),
+            np.ascontiguousarray(board_strength[0], np.int32), np.ascontiguousarray(board_strength[1], np.int32),
+            np.ascontiguousarray(board_start, np.int64), np.ascontiguousarray(board_count, np.int64),
+            np.ascontiguousarray(chance, np.float64),
+            np.ascontiguousarray(cards, np.int64), np.ascontiguousarray(same, np.int64),
+            np.ascontiguousarray(prior, np.float64), np.ascontiguousarray(scale, np.float64),
+            np.ascontiguousarray(has_showdown, np.uint8))
+
+
+def card_showdown_evaluator(board_hands, board_strength, board_start, board_count, chance, cards, same, prior,
+                            scale, has_showdown) -> tuple:
+    """Evaluator spec of the card-showdown evaluator (see the module docstring).
+
+    Parameters
+    ----------
+    board_hands : tuple of two numpy.ndarray of int32
+        Per player, the hands possible on each board (sharing no card with it), board after board, in
+        increasing order of showdown strength on boards that have a showdown (any order on others).
+    board_strength : tuple of two numpy.ndarray of int32
+        Per player, the showdown strength (larger wins) of each entry of ``board_hands`` (0 where the board has
+        no showdown).
+    board_start, board_count : numpy.ndarray of int64, shape ``(2, B)``
+        Player ``q``'s entries for board ``b`` are ``board_start[q, b] .. board_start[q, b] + board_count[q, b]
+        - 1``; boards with the same cards (a turn and a river card dealt in either order) may share entries.
+    chance : numpy.ndarray of float64, shape ``(B,)``
+        Probability of the board's public cards given both hands (1 on the starting board).
+    cards : numpy.ndarray of int64, shape ``(2, Hm, 2)``
+        The two cards (0..51) of each hand.
+    same : numpy.ndarray of int64, shape ``(2, Hm)``
+        The opponent's hand with the same cards, or -1.
+    prior : numpy.ndarray of float64, shape ``(2, Hm)``
+        Range weight of each hand.
+    scale : numpy.ndarray of float64, shape ``(2, Hm)``
+        ``prior / Z``.
+    has_showdown : numpy.ndarray of uint8, shape ``(B,)``
+        Whether the board is complete (its terminals may be showdowns).
+
+    Returns
+    -------
+    tuple
+        ``(EVALUATOR_CARDS, empty dense data, card data)``.
+    """
+    data = card_showdown_data(board_hands, board_strength, board_start, board_count, chance, cards, same, prior,
+                              scale, has_showdown)
+    return (EVALUATOR_CARDS, empty_dense_data(), data)
+
+
+# ---------------------------------------------------------------------------------------------- compiled kernels
+@njit(cache=True)
+def dense_block(p, hands, terms, n_terms, rows, opp_row, ro, v, term_index, payoff):  # pragma: no cover
+    """Dense evaluator over the terminals ``terms[:n_terms]`` (global ids) of a block; ``rows[k]`` is the local
+    row of terminal ``k`` in ``v``; ``opp_row[k]`` the row of its opponent reach in ``ro``."""
+    h1 = hands[0]
+    h2 = hands[1]
+    for k in range(n_terms):
+        ti = term_index[terms[k]]
+        r = opp_row[k]
+        out = rows[k]
+        if p == 0:
+            for i in range(h1):
+                acc = 0.0
+                for j in range(h2):
+                    acc += payoff[ti, i, j] * ro[r, j]
+                v[out, i] = acc
+        else:
+            for j in range(h2):
+                v[out, j] = 0.0
+            for i in range(h1):
+                x = ro[r, i]
+                if x != 0.0:
+                    for j in range(h2):
+                        v[out, j] -= payoff[ti, i, j] * x
+
+
+@njit(cache=True)
+def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, gathered, tot, cs_full, run,
+                cs_run, win, wtmp):  # pragma: no cover - compiled
+    """Card-showdown evaluator over ``n_terms`` terminals on board ``b``: the first ``n_show`` are showdowns, the
+    rest folds.
+
+    ``coef[k]`` is terminal ``k``'s payoff factor to player ``p`` (the chips won at a showdown, or the fold
+    transfer to ``p``), ``rows[k]`` its row in ``v`` and ``opp_row[k]`` the row of its opponent reach in ``ro``.
+    Work space (float64, at least the sizes used): ``gathered (Ho, K)``, ``tot (K,)``, ``cs_full (52, K)``,
+    ``run (K,)``, ``cs_run (52, K)``, ``win (Hp, K)``, ``wtmp (Ho,)``. The inner loops run over the ``K``
+    terminals (contiguous), so they vectorise.
+    """
+    (hands0, hands1, strength0, strength1, start, count, chance, cards, same, prior, scale, _) = data
+    o = 1 - p
+    own_hands = hands0 if p == 0 else hands1
+    opp_hands = hands0 if o == 0 else hands1
+    own_str = strength0 if p == 0 else strength1
+    opp_str = strength0 if o == 0 else strength1
+    a_own = start[p, b]
+    n_own = count[p, b]
+    a_opp = start[o, b]
+    n_opp = count[o, b]
+    w = chance[b]
+    nk = n_terms
+    for idx in range(n_opp):
+        wtmp[idx] = prior[o, opp_hands[a_opp + idx]]
+    # gather each terminal's opponent reach (times the prior) in the board's sorted order
+    for k in range(nk):
+        r = opp_row[k]
+        for idx in range(n_opp):
+            gathered[idx, k] = ro[r, opp_hands[a_opp + idx]] * wtmp[idx]
+    # totals and per-card sums of every terminal
+    for k in range(nk):
+        tot[k] = 0.0
+    for c in range(52):
+        for k in range(nk):
+            cs_full[c, k] = 0.0
+    for idx in range(n_opp):
+        j = opp_hands[a_opp + idx]
+        c0 = cards[o, j, 0]
+        c1 = cards[o, j, 1]
+        for k in range(nk):
+            tot[k] += gathered[idx, k]
+        for k in range(nk):
+            cs_full[c0, k] += gathered[idx, k]
+        for k in range(nk):
+            cs_full[c1, k] += gathered[idx, k]
+    for k in range(nk):
+        out = rows[k]
+        for h in range(hands[p]):
+            v[out, h] = 0.0
+    # folds: the compatible total by inclusion-exclusion (the identical combo was subtracted twice)
+    if n_show < nk:
+        for idx in range(n_own):
+            i = own_hands[a_own + idx]
+            c0 = cards[p, i, 0]
+            c1 = cards[p, i, 1]
+            for k in range(n_show, nk):
+                win[idx, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k]
+            jj = same[p, i]
+            if jj >= 0:
+                pj = prior[o, jj]
+                for k in range(n_show, nk):
+                    win[idx, k] += ro[opp_row[k], jj] * pj
+        for k in range(n_show, nk):
+            out = rows[k]
+            f = coef[k] * w
+            for idx in range(n_own):
+                i = own_hands[a_own + idx]
+                v[out, i] = f * scale[p, i] * win[idx, k]
+    if n_show == 0:
+        return
+    # showdowns: one ascending sweep over both players' hands by strength, ties as groups. For own hand i:
+    # win + tie = (weight strictly below) + (weight up to and including i's strength), each net of i's cards;
+    # win - lose = win + (win + tie) - total. The identical combo cancels between the last two terms.
+    for k in range(n_show):
+        run[k] = 0.0
+    for c in range(52):
+        for k in range(n_show):
+            cs_run[c, k] = 0.0
+    kk = 0
+    g = 0
+    while g < n_own:
+        s_val = own_str[a_own + g]
+        e = g
+        while e < n_own and own_str[a_own + e] == s_val:
+            e += 1
+        while kk < n_opp and opp_str[a_opp + kk] < s_val:
+            j = opp_hands[a_opp + kk]
+            c0 = cards[o, j, 0]
+            c1 = cards[o, j, 1]
+            for k in range(n_show):
+                run[k] += gathered[kk, k]
+            for k in range(n_show):
+                cs_run[c0, k] += gathered[kk, k]
+            for k in range(n_show):
+                cs_run[c1, k] += gathered[kk, k]
+            kk += 1
+        for idx in range(g, e):
+            i = own_hands[a_own + idx]
+            c0 = cards[p, i, 0]
+            c1 = cards[p, i, 1]
+            for k in range(n_show):
+                win[idx, k] = (run[k] - cs_run[c0, k] - cs_run[c1, k]) - (tot[k] - cs_full[c0, k] - cs_full[c1, k])
+        while kk < n_opp and opp_str[a_opp + kk] == s_val:
+            j = opp_hands[a_opp + kk]
+            c0 = cards[o, j, 0]
+            c1 = cards[o, j, 1]
+            for k in range(n_show):
+                run[k] += gathered[kk, k]
+            for k in range(n_show):
+                cs_run[c0, k] += gathered[kk, k]
+            for k in range(n_show):
+                cs_run[c1, k] += gathered[kk, k]
+            kk += 1
+        for idx in range(g, e):
+            i = own_hands[a_own + idx]
+            c0 = cards[p, i, 0]
+            c1 = cards[p, i, 1]
+            for k in range(n_show):
+                win[idx, k] += run[k] - cs_run[c0, k] - cs_run[c1, k]
+        g = e
+    for k in range(n_show):
+        out = rows[k]
+        f = coef[k] * w
+        for idx in range(n_own):
+            i = own_hands[a_own + idx]
+            v[out, i] = f * scale[p, i] * win[idx, k]

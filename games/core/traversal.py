@@ -1,0 +1,496 @@
+"""The compiled traversal of the solver core: one pass over the public tree for one player, unit by unit.
+
+One function, :func:`traverse`, serves every algorithm of the core through its ``mode``:
+
+:data:`MODE_CFR`
+    Counterfactual values of player ``p`` under the current strategies (regret matching on the stored regrets,
+    computed on the fly), then at ``p``'s decision nodes the regret update ``R += v(child) - v(node)`` followed
+    by the discount of the CFR family (:mod:`games.core.cfr`), and the average-strategy update
+    ``avg = avg * decay + reach_p * strategy``.
+:data:`MODE_BEST_RESPONSE`
+    ``p`` maximises over his actions; the opponent plays the normalised average strategy (``source`` average)
+    or a given strategy table (``source`` table).
+:data:`MODE_EXPECTED`
+    Expected values of ``p``'s hands when both play the chosen strategies.
+
+Depth first over units (:mod:`games.core.layout`): a unit's reaches are pushed down its nodes (only rows that
+change are written; other nodes point at their parent's row), the units below its chance nodes are traversed in
+turn (an explicit stack: numba cannot cache recursive functions), its terminals are evaluated together by the
+game's evaluator (:mod:`games.core.terminals`), and values go back up with the regret updates. The units below
+the root unit are independent; with several threads they are spread over the threads (largest first, each
+thread with its own work space) and their values added in a fixed order, so results do not depend on the number
+of threads.
+
+Strategies are never stored: the regret-matched (or normalised average) strategy of a node is computed when the
+node is reached. Storage is per decision node and acting hand (:class:`games.core.layout.TreeLayout`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from games.core.terminals import EVALUATOR_DENSE, cards_block, dense_block
+
+#: Traversal modes.
+MODE_CFR, MODE_BEST_RESPONSE, MODE_EXPECTED = 0, 1, 2
+#: Where the strategies of the traversal come from.
+SOURCE_REGRET, SOURCE_AVERAGE, SOURCE_TABLE = 0, 1, 2
+
+
+@njit(cache=True)
+def _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, table,
+              st, lc0, tmp):  # pragma: no cover - compiled
+    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``."""
+    n_act = num_children[dn]
+    hq = hands[q]
+    base = offset[dn]
+    if source == SOURCE_TABLE:
+        for a in range(n_act):
+            row = base + a * hq
+            for h in range(hq):
+                st[lc0 + a, h] = table[row + h]
+        return
+    for h in range(hq):
+        tmp[h] = 0.0
+    for a in range(n_act):
+        row = base + a * hq
+        if source == SOURCE_REGRET:
+            if predictive:
+                for h in range(hq):
+                    x = regret[row + h] + pred[row + h]
+                    x = x if x > 0.0 else 0.0
+                    st[lc0 + a, h] = x
+                    tmp[h] += x
+            else:
+                for h in range(hq):
+                    x = regret[row + h]
+                    x = x if x > 0.0 else 0.0
+                    st[lc0 + a, h] = x
+                    tmp[h] += x
+        else:
+            for h in range(hq):
+                x = avg[row + h]
+                st[lc0 + a, h] = x
+                tmp[h] += x
+    u = 1.0 / n_act
+    for a in range(n_act):
+        for h in range(hq):
+            tot = tmp[h]
+            st[lc0 + a, h] = st[lc0 + a, h] / tot if tot > 0.0 else u
+
+
+@njit(cache=True)
+def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow, srow, pro, prs, porow, psrow,
+             v, tmp):  # pragma: no cover - compiled
+    """Reaches of the nodes of unit ``u`` (depth ``d``) and the strategies of its edges. The roots' reaches come
+    from their parent chance nodes' rows in the parent's work space ``pro``/``prs`` (``porow``/``psrow``); at depth
+    0 the caller has set row 0."""
+    kind, player, parent, child_start, num_children, fold_value, stake = T
+    (unit_of, local, unit_ptr, unit_nodes, root_ptr, root_nodes, dec_ptr, dec_nodes, term_ptr, term_nodes,
+     n_showdown, chance_ptr, chance_nodes, child_ptr, child_units, unit_board, offset, iso_ptr, iso_index,
+     iso_perm) = L
+    need_own = mode == MODE_CFR
+    ho = hands[1 - p]
+    hp = hands[p]
+    if d == 0:
+        orow[0] = 0
+        srow[0] = 0
+    else:
+        for k in range(root_ptr[u], root_ptr[u + 1]):
+            n = root_nodes[k]
+            lr = local[n]
+            lp = local[parent[n]]
+            r = porow[lp]
+            for h in range(ho):
+                ro[lr, h] = pro[r, h]
+            orow[lr] = lr
+            srow[lr] = lr
+            if need_own:
+                r = psrow[lp]
+                for h in range(hp):
+                    rs[lr, h] = prs[r, h]
+    for k in range(dec_ptr[u], dec_ptr[u + 1]):
+        dn = dec_nodes[k]
+        q = player[dn]
+        ld = local[dn]
+        c0 = child_start[dn]
+        lc0 = local[c0]
+        n_act = num_children[dn]
+        if q == p and not need_own:
+            # the opponent's reach passes unchanged; own strategies matter only at the backward step
+            if mode == MODE_EXPECTED:
+                _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1],
+                          S[2], S[3], st, lc0, tmp)
+            for a in range(n_act):
+                orow[lc0 + a] = orow[ld]
+                srow[lc0 + a] = srow[ld]
+            continue
+        _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1], S[2], S[3],
+                  st, lc0, tmp)
+        if q == p:
+            rrow = srow[ld]
+            for a in range(n_act):
+                lc = lc0 + a
+                orow[lc] = orow[ld]
+                srow[lc] = lc
+                for h in range(hp):
+                    rs[lc, h] = rs[rrow, h] * st[lc, h]
+        else:
+            rrow = orow[ld]
+            for a in range(n_act):
+                lc = lc0 + a
+                srow[lc] = srow[ld]
+                orow[lc] = lc
+                for h in range(ho):
+                    ro[lc, h] = ro[rrow, h] * st[lc, h]
+    for k in range(chance_ptr[u], chance_ptr[u + 1]):
+        lcn = local[chance_nodes[k]]
+        for h in range(hp):
+            v[lcn, h] = 0.0
+
+
+@njit(cache=True)
+def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover - compiled
+    """Values of ``p``'s hands at every terminal of unit ``u`` (rows of ``v``), in chunks of the scratch width."""
+    kind, player, parent, child_start, num_children, fold_value, stake = T
+    local = L[1]
+    unit_board = L[15]
+    term_ptr = L[8]
+    term_nodes = L[9]
+    n_showdown = L[10]
+    gathered, tot, cs_full, run, cs_run, win, rows, opp_row, coef, wtmp = scratch
+    t0 = term_ptr[u]
+    nt = term_ptr[u + 1] - t0
+    if nt == 0:
+        return
+    ns = n_showdown[u]
+    width = coef.shape[0]
+    start = 0
+    while start < nt:
+        m = min(width, nt - start)
+        for k in range(m):
+            t = term_nodes[t0 + start + k]
+            rows[k] = local[t]
+            opp_row[k] = orow[local[t]]
+            if start + k < ns:
+                coef[k] = stake[t]
+            else:
+                coef[k] = fold_value[t] if p == 0 else -fold_value[t]
+        if E[0] == EVALUATOR_DENSE:
+            term_index, payoff = E[1]
+            dense_block(p, hands, term_nodes[t0 + start:t0 + start + m], m, rows, opp_row, ro, v, term_index,
+                        payoff)
+        else:
+            n_show = min(max(ns - start, 0), m)
+            cards_block(p, unit_board[u], hands, n_show, m, rows, opp_row, coef, ro, v, E[2], gathered, tot,
+                        cs_full, run, cs_run, win, wtmp)
+        start += m
+
+
+@njit(cache=True)
+def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, best):  # pragma: no cover
+    """Values of the unit's decision nodes from their children's, deepest first, with the CFR updates."""
+    kind, player, parent, child_start, num_children, fold_value, stake = T
+    local = L[1]
+    dec_ptr = L[6]
+    dec_nodes = L[7]
+    offset = L[16]
+    regret, avg, pred, table = S
+    pos = factors[0]
+    neg = factors[1]
+    decay = factors[2]
+    hp = hands[p]
+    record = best.shape[0] > 1
+    for k in range(dec_ptr[u + 1] - 1, dec_ptr[u] - 1, -1):
+        dn = dec_nodes[k]
+        ld = local[dn]
+        lc0 = local[child_start[dn]]
+        n_act = num_children[dn]
+        if player[dn] != p:
+            for h in range(hp):
+                v[ld, h] = v[lc0, h]
+            for a in range(1, n_act):
+                for h in range(hp):
+                    v[ld, h] += v[lc0 + a, h]
+            continue
+        if mode == MODE_BEST_RESPONSE:
+            base = offset[dn]
+            for h in range(hp):
+                v[ld, h] = v[lc0, h]
+            if record:
+                for h in range(hp):
+                    best[base + h] = 1.0
+                for a in range(1, n_act):
+                    for h in range(hp):
+                        best[base + a * hp + h] = 0.0
+            for a in range(1, n_act):
+                for h in range(hp):
+                    x = v[lc0 + a, h]
+                    if x > v[ld, h]:
+                        v[ld, h] = x
+                        if record:
+                            for a2 in range(a):
+                                best[base + a2 * hp + h] = 0.0
+                            best[base + a * hp + h] = 1.0
+            continue
+        for h in range(hp):
+            v[ld, h] = st[lc0, h] * v[lc0, h]
+        for a in range(1, n_act):
+            for h in range(hp):
+                v[ld, h] += st[lc0 + a, h] * v[lc0 + a, h]
+        if mode != MODE_CFR:
+            if record:
+                base = offset[dn]
+                for a in range(n_act):
+                    for h in range(hp):
+                        best[base + a * hp + h] = v[lc0 + a, h]
+            continue
+        base = offset[dn]
+        rr = srow[ld]
+        for a in range(n_act):
+            row = base + a * hp
+            lc = lc0 + a
+            for h in range(hp):
+                inst = v[lc, h] - v[ld, h]
+                r = regret[row + h] + inst
+                if r > 0.0:
+                    r = r * pos
+                elif r < 0.0:
+                    r = r * neg
+                regret[row + h] = r
+                avg[row + h] = avg[row + h] * decay + rs[rr, h] * st[lc, h]
+            if predictive:
+                for h in range(hp):
+                    pred[row + h] = v[lc, h] - v[ld, h]
+
+
+@njit(cache=True)
+def _add_roots(p, cu, T, L, hp, vc, vp):  # pragma: no cover - compiled
+    """Add the root values of child unit ``cu`` (rows of ``vc``) into their parent chance nodes' rows of ``vp``,
+    once per isomorphic copy."""
+    parent = T[2]
+    local = L[1]
+    root_ptr = L[4]
+    root_nodes = L[5]
+    iso_ptr = L[17]
+    iso_index = L[18]
+    iso_perm = L[19]
+    for k in range(root_ptr[cu], root_ptr[cu + 1]):
+        n = root_nodes[k]
+        src = vc[local[n]]
+        dst = vp[local[parent[n]]]
+        for h in range(hp):
+            dst[h] += src[h]
+        for m in range(iso_ptr[n], iso_ptr[n + 1]):
+            perm = iso_perm[iso_index[m], p]
+            for h in range(hp):
+                dst[h] += src[perm[h]]
+
+
+@njit(cache=True)
+def _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro, rs, st, v, orow, srow, pro,
+             prs, porow, psrow, tmp, scratch, frames, best):  # pragma: no cover - compiled
+    """Traverse unit ``u0`` (depth ``d0``; its roots' reaches from the parent work space ``pro``... at depth
+    ``d0 - 1``) and every unit below it, depth first. Values end in rows of ``v[d0]``."""
+    child_ptr = L[13]
+    child_units = L[14]
+    hp = hands[p]
+    fu = frames[0]
+    fc = frames[1]
+    d = d0
+    fu[d] = u0
+    fc[d] = child_ptr[u0]
+    _forward(p, mode, source, predictive, u0, d, T, L, S, hands, ro[d], rs[d], st[d], orow[d], srow[d], pro, prs,
+             porow, psrow, v[d], tmp)
+    while True:
+        u = fu[d]
+        if fc[d] < child_ptr[u + 1]:
+            cu = child_units[fc[d]]
+            fu[d + 1] = cu
+            fc[d + 1] = child_ptr[cu]
+            _forward(p, mode, source, predictive, cu, d + 1, T, L, S, hands, ro[d + 1], rs[d + 1], st[d + 1],
+                     orow[d + 1], srow[d + 1], ro[d], rs[d], orow[d], srow[d], v[d + 1], tmp)
+            d += 1
+            continue
+        _terminals(p, u, T, L, E, hands, ro[d], v[d], orow[d], scratch)
+        _backward(p, mode, predictive, u, T, L, S, hands, rs[d], st[d], v[d], srow[d], factors, best)
+        if d == d0:
+            return
+        _add_roots(p, u, T, L, hp, v[d], v[d - 1])
+        fc[d - 1] += 1
+        d -= 1
+
+
+@njit(cache=True)
+def _run_items(t, p, mode, source, predictive, T, L, S, E, hands, factors, ro, rs, st, v, orow, srow, tmp,
+               scratch, frames, assign_ptr, assign, slots, slot_of, best):  # pragma: no cover - compiled
+    """Thread ``t``'s share of the root unit's child units; their root values go to ``slots``."""
+    local = L[1]
+    root_ptr = L[4]
+    root_nodes = L[5]
+    child_units = L[14]
+    hp = hands[p]
+    sc = (scratch[0][t], scratch[1][t], scratch[2][t], scratch[3][t], scratch[4][t], scratch[5][t],
+          scratch[6][t], scratch[7][t], scratch[8][t], scratch[9][t])
+    for m in range(assign_ptr[t], assign_ptr[t + 1]):
+        cu = child_units[assign[m]]
+        _subtree(p, mode, source, predictive, cu, 1, T, L, S, E, hands, factors, ro[t], rs[t], st[t], v[t],
+                 orow[t], srow[t], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[t], sc, frames[t], best)
+        for k in range(root_ptr[cu], root_ptr[cu + 1]):
+            n = root_nodes[k]
+            s = slot_of[k]
+            for h in range(hp):
+                slots[s, h] = v[t, 1, local[n], h]
+
+
+@njit(cache=True, parallel=True)
+def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, assign_ptr, assign, slots,
+                    slot_of, best):  # pragma: no cover - compiled
+    # numba's parallel loops cannot capture tuples of arrays: unpack everything here and rebuild the tuples
+    # inside the loop body (views, no copies)
+    t0_, t1_, t2_, t3_, t4_, t5_, t6_ = T
+    (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19) = L
+    s0, s1, s2, s3 = S
+    ekind = E[0]
+    e_ti, e_pay = E[1]
+    c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_ = E[2]
+    ro, rs, st, v, orow, srow, tmp, scratch, frames = W
+    g0, g1, g2, g3, g4, g5, g6, g7, g8, g9 = scratch
+    n_threads = assign_ptr.shape[0] - 1
+    for t in prange(n_threads):
+        _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_),
+                   (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19),
+                   (s0, s1, s2, s3),
+                   (ekind, (e_ti, e_pay), (c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_)),
+                   hands,
+                   factors, ro, rs, st, v, orow, srow, tmp, (g0, g1, g2, g3, g4, g5, g6, g7, g8, g9), frames,
+                   assign_ptr, assign, slots, slot_of, best)
+
+
+@njit(cache=True)
+def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, W, assign_ptr, assign, slots,
+             slot_of, out, best):  # pragma: no cover - compiled
+    """One traversal for player ``p``; his root values (chips, deal included) go to ``out[:H_p]``.
+
+    ``T``: tree arrays ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake)``; ``L``:
+    :meth:`games.core.layout.TreeLayout.arrays`; ``S``: storage ``(regret, avg, pred, table)``; ``E``: the
+    evaluator spec; ``factors``: ``(pos, neg, decay)`` of the CFR update; ``W``: per-thread work space;
+    ``assign_ptr``/``assign``: each thread's child units of the root unit; ``slots``: ``(R, Hm)`` values of those
+    units' roots (``slot_of``: slot of each root-list entry); ``best``: a storage-sized record, or a 1-element
+    dummy: in :data:`MODE_BEST_RESPONSE` it receives ``p``'s best response (1 on the chosen action, 0 on the
+    others), in :data:`MODE_EXPECTED` the counterfactual value of each of ``p``'s actions (chips).
+    """
+    ro, rs, st, v, orow, srow, tmp, scratch, frames = W
+    local = L[1]
+    root_ptr = L[4]
+    root_nodes = L[5]
+    child_ptr = L[13]
+    child_units = L[14]
+    parent = T[2]
+    hp = hands[p]
+    ho = hands[1 - p]
+    for h in range(ho):
+        ro[0, 0, 0, h] = 1.0
+    for h in range(hp):
+        rs[0, 0, 0, h] = 1.0
+    sc0 = (scratch[0][0], scratch[1][0], scratch[2][0], scratch[3][0], scratch[4][0], scratch[5][0],
+           scratch[6][0], scratch[7][0], scratch[8][0], scratch[9][0])
+    if not parallel:
+        _subtree(p, mode, source, predictive, 0, 0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
+                 orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best)
+    else:
+        _forward(p, mode, source, predictive, 0, 0, T, L, S, hands, ro[0, 0], rs[0, 0], st[0, 0], orow[0, 0],
+                 srow[0, 0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], v[0, 0], tmp[0])
+        _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, assign_ptr, assign, slots,
+                        slot_of, best)
+        for c in range(child_ptr[0], child_ptr[1]):
+            cu = child_units[c]
+            for k in range(root_ptr[cu], root_ptr[cu + 1]):
+                n = root_nodes[k]
+                src = slots[slot_of[k]]
+                dst = v[0, 0, local[parent[n]]]
+                for h in range(hp):
+                    dst[h] += src[h]
+                iso_ptr = L[17]
+                for m in range(iso_ptr[n], iso_ptr[n + 1]):
+                    perm = L[19][L[18][m], p]
+                    for h in range(hp):
+                        dst[h] += src[perm[h]]
+        _terminals(p, 0, T, L, E, hands, ro[0, 0], v[0, 0], orow[0, 0], sc0)
+        _backward(p, mode, predictive, 0, T, L, S, hands, rs[0, 0], st[0, 0], v[0, 0], srow[0, 0], factors, best)
+    for h in range(hp):
+        out[h] = v[0, 0, 0, h]
+
+
+@njit(cache=True)
+def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no cover - compiled
+    """Write the current (``source`` = regret) or normalised average (``source`` = average) strategy of every
+    decision node into the storage-layout array ``out``."""
+    kind, player, parent, child_start, num_children, fold_value, stake = T
+    dec_nodes = L[7]
+    offset = L[16]
+    regret, avg, pred, table = S
+    one = np.empty(1, dtype=out.dtype)
+    for k in range(dec_nodes.shape[0]):
+        dn = dec_nodes[k]
+        q = player[dn]
+        hq = hands[q]
+        n_act = num_children[dn]
+        base = offset[dn]
+        st = out[base:base + n_act * hq].reshape((np.int64(n_act), np.int64(hq)))
+        _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, one,
+                  st, 0, tmp)
+
+
+@njit(cache=True)
+def average_decay(t, delay, gamma, reset_base):  # pragma: no cover - compiled
+    """Factor applied to the average-strategy weights before iteration ``t`` adds its own with weight 1, so that
+    iteration ``m`` of the current averaging window counts ``m^gamma``. The window starts after ``delay``
+    iterations, or (``reset_base > 1``) anew at every power of ``reset_base``."""
+    if reset_base > 1:
+        start = 1
+        while start * reset_base <= t:
+            start *= reset_base
+        m = t - start + 1
+    else:
+        m = t - delay
+    if m <= 1:
+        return 0.0
+    if gamma == 0.0:
+        return 1.0
+    return ((m - 1.0) / m) ** gamma
+
+
+@njit(cache=True)
+def discount_factor(t, exponent, kind):  # pragma: no cover - compiled
+    """``t^e / (t^e + 1)``; ``kind`` 0: finite exponent, 1: +inf (factor 1), 2: -inf (factor 0)."""
+    if kind == 1:
+        return 1.0
+    if kind == 2:
+        return 0.0
+    x = float(t) ** exponent
+    return x / (x + 1.0)
+
+
+@njit(cache=True)
+def run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay, reset_base, alternating,
+                   predictive, parallel, T, L, S, E, hands, W, assign_ptr, assign, slots, slot_of, out,
+                   best):  # pragma: no cover - compiled
+    """Iterations ``t0 + 1 .. t0 + n_iter`` of the CFR family (see :mod:`games.core.cfr`). Simultaneous updates
+    (``alternating`` false) play the current strategies of the iteration's start from the table ``S[3]``."""
+    factors = np.zeros(3)
+    tmp = W[6][0]
+    for t in range(t0 + 1, t0 + n_iter + 1):
+        factors[0] = discount_factor(t, alpha, alpha_kind)
+        factors[1] = discount_factor(t, beta, beta_kind)
+        factors[2] = average_decay(t, delay, gamma, reset_base)
+        if alternating:
+            for p in range(2):
+                traverse(p, MODE_CFR, SOURCE_REGRET, predictive, parallel, T, L, S, E, hands, factors, W,
+                         assign_ptr, assign, slots, slot_of, out, best)
+        else:
+            fill_strategies(SOURCE_REGRET, predictive, T, L, S, hands, S[3], tmp)
+            for p in range(2):
+                traverse(p, MODE_CFR, SOURCE_TABLE, predictive, parallel, T, L, S, E, hands, factors, W,
+                         assign_ptr, assign, slots, slot_of, out, best)
