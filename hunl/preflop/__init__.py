@@ -1,0 +1,1 @@
+"""Heads-up preflop push/fold (work in progress)."""
