@@ -28,7 +28,7 @@ import numpy as np
 
 from hunl.preflop.game import PushFoldGame
 
-__all__ = ["PushFoldValues"]
+__all__ = ["PushFoldValues", "StackValues"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,3 +110,84 @@ class PushFoldValues:
         """``max_p u(p, c)``: the SB's payoff when he best-responds to ``call`` (bb), shape ``call.shape[:-1]``."""
         fold, push = self.sb_action_values(call)
         return np.maximum(fold, push).sum(-1)
+
+
+@dataclass(frozen=True, eq=False)
+class StackValues:
+    """The payoff matrices of push/fold at many stacks at once (class game), for scoring strategies that may
+    change with the stack.
+
+    With ``W = deal[1] - deal[3]`` and ``D = deal[0]`` (neither depends on the stack), the game at stack ``S``
+    has ``E = S * W``, ``bb_post = min(1 + ante, S)`` and ``sb_post = min(small_blind + ante, S)``; the formulas
+    are those of :class:`PushFoldValues`, broadcast over a stack axis.
+
+    Parameters
+    ----------
+    stacks : numpy.ndarray of float64, shape (S,)
+    ante, small_blind : float
+    """
+
+    stacks: np.ndarray
+    ante: float = 0.0
+    small_blind: float = 0.5
+
+    def __post_init__(self):
+        g = PushFoldGame(1.0, self.ante, small_blind=self.small_blind)
+        s = np.asarray(self.stacks, dtype=np.float64)
+        object.__setattr__(self, "stacks", s)
+        object.__setattr__(self, "_d", np.ascontiguousarray(g.deal[0]))
+        object.__setattr__(self, "_w", np.ascontiguousarray(g.deal[1] - g.deal[3]))
+        object.__setattr__(self, "_bb", np.minimum(1.0 + self.ante, s))
+        object.__setattr__(self, "_sb", np.minimum(self.small_blind + self.ante, s))
+
+    def sb_guaranteed(self, push) -> np.ndarray:
+        """``min_c u(p, c)`` at each stack (bb).
+
+        Parameters
+        ----------
+        push : array_like of float, shape (..., S, 169) or (..., 169)
+            Push probabilities per stack (or the same at every stack).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (..., S)
+        """
+        p = np.asarray(push, dtype=np.float64)
+        if p.ndim == 1 or p.shape[-2] != self.stacks.size:
+            p = p[..., None, :]
+        dx = p @ self._d                                          # (..., S or 1, 169)
+        wx = p @ self._w
+        fold = -self._sb * ((1.0 - p) @ self._d.sum(axis=1))      # (..., S)
+        bb = self._bb[:, None]
+        s = self.stacks[:, None]
+        return fold + np.minimum(bb * dx, s * wx).sum(-1)
+
+    def bb_conceded(self, call) -> np.ndarray:
+        """``max_p u(p, c)`` at each stack (bb), for call probabilities of shape (..., S, 169) or (..., 169)."""
+        c = np.asarray(call, dtype=np.float64)
+        if c.ndim == 1 or c.shape[-2] != self.stacks.size:
+            c = c[..., None, :]
+        fold = -self._sb[:, None] * self._d.sum(axis=1)            # (S, 169)
+        push = self._bb[:, None] * ((1.0 - c) @ self._d.T) + self.stacks[:, None] * (c @ self._w.T)
+        return np.maximum(fold, push).sum(-1)
+
+    def mean_sb_guaranteed(self, sets) -> np.ndarray:
+        """``min_c u(p, c)`` averaged over the stacks, for fixed push vectors ``sets`` (N, 169): shape (N,).
+        Loops over the stacks instead of building an (N, S, 169) array."""
+        p = np.asarray(sets, dtype=np.float64)
+        dx, wx = p @ self._d, p @ self._w
+        fold = (1.0 - p) @ self._d.sum(axis=1)
+        total = np.zeros(p.shape[0])
+        for s, bb, sb in zip(self.stacks, self._bb, self._sb):
+            total += -sb * fold + np.minimum(bb * dx, s * wx).sum(-1)
+        return total / self.stacks.size
+
+    def mean_bb_conceded(self, sets) -> np.ndarray:
+        """``max_p u(p, c)`` averaged over the stacks, for fixed call vectors ``sets`` (N, 169): shape (N,)."""
+        c = np.asarray(sets, dtype=np.float64)
+        d1, wc = (1.0 - c) @ self._d.T, c @ self._w.T
+        rows = self._d.sum(axis=1)
+        total = np.zeros(c.shape[0])
+        for s, bb, sb in zip(self.stacks, self._bb, self._sb):
+            total += np.maximum(-sb * rows, bb * d1 + s * wc).sum(-1)
+        return total / self.stacks.size
