@@ -22,9 +22,9 @@ from hunl.cards import HAND_CLASS_LABELS, NUM_CLASSES, RANKS
 from hunl.preflop.solve import StackSweep
 
 __all__ = [
+    "PLAYERS",
     "PLAY_AT",
     "PURE_TOL",
-    "PLAYERS",
     "HandThreshold",
     "chart_grid",
     "format_chart",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.cards import HAND_CLASS, NUM_CLASSES, NUM_COMBOS, parse_combo, parse_hand_class
+from hunl.cards import HAND_CLASS, NUM_CLASSES, parse_combo, parse_hand_class
 from hunl.preflop.boards import NUM_BOARDS
 from hunl.preflop.matchups import NUM_MATCHUPS, combo_matchups
 

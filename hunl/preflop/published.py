@@ -15,12 +15,18 @@ from __future__ import annotations
 
 __all__ = ["HRC_CALL", "HRC_PUSH", "HRC_SOURCE"]
 
+
+def _cells(text: str) -> tuple[str, ...]:
+    """The whitespace-separated cells of a chart typed row by row."""
+    return tuple(text.split())
+
+
 #: Where the HRC charts were read.
 HRC_SOURCE = ("HoldemResources.net HeadsUp Push/Fold Nash charts (conventions: holdemresources.net/h/poker-theory/"
               "hune/usage.html; values read from the copy at diateforno1987.netlify.app/nash-chart-poker)")
 
 #: The HRC pusher chart, 169 cells in grid-cell order.
-HRC_PUSH = tuple("""
+HRC_PUSH = _cells("""
 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+
 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 19.9 19.3
 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 16.3 13.5 12.7
@@ -34,10 +40,10 @@ HRC_PUSH = tuple("""
 20+ 13.1 7.9 5.4 3.8 2.7 2.3 2.1 2.0 2.1 20+ * 1.8
 20+ 12.2 7.5 5.0 3.4 2.5 1.9 1.8 1.7 1.8 1.6 20+ 1.7
 20+ 11.6 7.0 4.6 2.9 2.2 1.8 1.6 1.5 1.5 1.4 1.4 20+
-""".split())
+""")
 
 #: The HRC caller chart: rows A to 8 and the first four cells of row 7 (95 cells, grid-cell order).
-HRC_CALL = tuple("""
+HRC_CALL = _cells("""
 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+ 20+
 20+ 20+ 20+ 20+ 20+ 20+ 17.6 15.2 14.3 13.2 12.1 11.4 10.7
 20+ 20+ 20+ 20+ 20+ 16.1 13.0 10.5 9.9 8.9 8.4 7.8 7.2
@@ -46,6 +52,6 @@ HRC_CALL = tuple("""
 20+ 17.1 11.7 9.5 8.4 20+ 8.2 7.0 5.8 5.0 4.3 4.1 3.9
 20+ 13.8 9.7 7.6 6.6 6.0 20+ 6.5 5.6 4.8 4.1 3.6 3.5
 20+ 12.4 8.0 6.4
-""".split())
+""")
 
 assert len(HRC_PUSH) == 169 and len(HRC_CALL) == 95

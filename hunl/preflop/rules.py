@@ -38,7 +38,7 @@ import numpy as np
 
 from hunl.cards import HAND_CLASS, NUM_CLASSES
 from hunl.preflop.charts import hand_thresholds, threshold_strategy
-from hunl.preflop.clauses import HandSet, candidate_clauses
+from hunl.preflop.clauses import candidate_clauses
 from hunl.preflop.solve import StackSweep
 from hunl.preflop.values import StackValues
 

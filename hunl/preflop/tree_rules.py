@@ -104,9 +104,8 @@ def fit_tree_card(sweep: StackSweep, player: int, band, max_rules: int = 5, rows
     ValueError
         If ``player`` is not 0 or 1.
     """
-    from rulelearn.rules import extract_rules
-
     from hunl.preflop.rules import band_rows
+    from rulelearn.rules import extract_rules
 
     if player not in (0, 1):
         raise ValueError(f"player must be 0 (SB) or 1 (BB), got {player!r}")
