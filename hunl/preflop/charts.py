@@ -137,18 +137,19 @@ def chart_grid(sweep: StackSweep, stack, player: int = 0) -> np.ndarray:
     return _probs(sweep, player)[sweep.index(stack)].reshape(13, 13).copy()
 
 
-def format_chart(sweep: StackSweep, stack, player: int = 0) -> str:
+def format_chart(sweep: StackSweep, stack, player: int = 0, tol: float = PURE_TOL) -> str:
     """A 13x13 text chart of one stack: ``##`` played always, two digits the percentage of a mixed hand,
-    ``.`` never. Rows and columns A..2, suited above the diagonal, offsuit below."""
+    ``.`` never. Rows and columns A..2, suited above the diagonal, offsuit below. Probabilities within ``tol``
+    of 0 or 1 count as pure (raise it for approximate solutions such as DCFR's)."""
     g = chart_grid(sweep, stack, player)
     lines = ["    " + "  ".join(_GRID_RANKS)]
     for r in range(13):
         cells = []
         for c in range(13):
             p = g[r, c]
-            if p >= 1 - PURE_TOL:
+            if p >= 1 - tol:
                 cells.append("##")
-            elif p <= PURE_TOL:
+            elif p <= tol:
                 cells.append(" .")
             else:
                 cells.append(f"{min(99, max(1, round(100 * p))):2d}")

@@ -13,7 +13,9 @@ Example::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 
 import numpy as np
@@ -77,9 +79,37 @@ def _cards(args, sweep) -> list[dict]:
     return out
 
 
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """Send what compiled libraries write to file descriptor 1 (HiGHS prints a banner on its first use) to
+    stderr, so that stdout holds only this command's output (``--json`` stays parseable)."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:                      # no real file descriptor (e.g. captured in tests): nothing to do
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def run(args) -> int:
     """Solve, then print the charts, ranges, rule cards and costs (or JSON). Returns the exit status."""
-    from hunl.preflop.charts import format_chart, format_threshold_chart
+    with _stdout_to_stderr():
+        out = _compute(args)
+    if isinstance(out, int):
+        return out
+    _print(args, *out)
+    return 0
+
+
+def _compute(args):
+    """Everything the output needs, or an exit status on bad input."""
     from hunl.preflop.rules import strategy_cost
     from hunl.preflop.sklansky import sklansky_chubukov
     from hunl.preflop.solve import StackSweep, solve_pushfold, solve_stacks
@@ -102,8 +132,16 @@ def run(args) -> int:
     sc = sklansky_chubukov(args.ante, args.small_blind)
     sc_cost = strategy_cost(sweep, 0, (sc >= args.stack - 1e-9).astype(float), [0]).mean_mbb
     rounded = [strategy_cost(sweep, p, ((push, call)[p] >= 0.5).astype(float), [0]).mean_mbb for p in (0, 1)]
-    mixed = {who: {lab: round(float(p), 4) for lab, p in zip(_labels(), probs) if 1e-6 < p < 1 - 1e-6}
+    tol = _tolerance(sol)
+    mixed = {who: {lab: round(float(p), 4) for lab, p in zip(_labels(), probs) if tol < p < 1 - tol}
              for who, probs in (("SB", push), ("BB", call))}
+    return sol, push, call, shown, cards, sc_cost, rounded, mixed
+
+
+def _print(args, sol, push, call, shown, cards, sc_cost, rounded, mixed) -> None:
+    from hunl.preflop.charts import format_chart, format_threshold_chart
+    from hunl.preflop.solve import solve_stacks
+
     if args.json:
         print(json.dumps({
             "stack": sol.stack, "ante": sol.ante, "small_blind": sol.small_blind, "method": sol.method,
@@ -113,16 +151,18 @@ def run(args) -> int:
             "push_range": _range_text(push), "call_range": _range_text(call), "mixed": mixed,
             "rule_cards": cards, "rounded_chart_cost_mbb": rounded, "sklansky_chubukov_cost_mbb": sc_cost,
         }))
-        return 0
+        return
     print(f"Heads-up push/fold, {sol.stack:g} bb effective, blinds {sol.small_blind:g}/1 bb, ante {sol.ante:g} bb: "
-          f"exact equilibrium by {'sequence-form LP' if sol.method == 'lp' else 'DCFR'} over the "
+          f"{'exact equilibrium by sequence-form LP' if sol.method == 'lp' else 'equilibrium by DCFR to 0.01 mbb/g'}"
+          " over the "
           f"{'169 hand classes' if sol.hands == 'classes' else '1,326 combos'}")
     print(f"SB value {sol.value:+.6f} bb/hand; exploitability {sol.exploitability_mbb:.2g} mbb/g; "
           f"{sol.seconds:.2f} s\n")
     for p, who in ((0, "SB pushes"), (1, "BB calls")):
         probs = (push, call)[p]
-        print(f"{who} {100 * _share(probs):.1f}% of hands (## always, digits: % of a mixed hand):")
-        print(format_chart(shown, args.stack, p))
+        print(f"{who} {100 * _share(probs):.1f}% of hands (## always, digits: % of a mixed hand"
+              f"{'' if sol.method == 'lp' else ', within 0.5%'}):")
+        print(format_chart(shown, args.stack, p, tol=_tolerance(sol)))
         print(f"range: {_range_text(probs)}\n")
     for card in cards:
         print(f"Rule card, {card['player']} ({card['source']}):")
@@ -135,11 +175,16 @@ def run(args) -> int:
     print(f"Sklansky-Chubukov push chart (push iff the hand's SC number >= {args.stack:g} bb): "
           f"{sc_cost:.2f} mbb/g for the SB here")
     if args.thresholds:
-        full = solve_stacks(None, args.ante, args.small_blind, progress=True)
+        with _stdout_to_stderr():
+            full = solve_stacks(None, args.ante, args.small_blind, progress=True)
         for p, who in ((0, "SB push"), (1, "BB call")):
             print(f"\n{who} thresholds: the largest stack (bb) at which each hand is played")
             print(format_threshold_chart(full, p))
-    return 0
+
+
+def _tolerance(sol) -> float:
+    """Probabilities this close to 0 or 1 count as pure: 1e-6 for the LP, 0.5% for DCFR's approximation."""
+    return 1e-6 if sol.method == "lp" else 0.005
 
 
 def _labels():

@@ -18,7 +18,9 @@ from hunl.preflop.values import PushFoldValues
 
 
 def test_docstring_examples():
-    for mod in (game_module, solve_module):
+    import hunl.preflop as package
+
+    for mod in (game_module, solve_module, package):
         res = doctest.testmod(mod)
         assert res.attempted > 0 and res.failed == 0
 

@@ -243,3 +243,16 @@ def test_pushfold_command(capsys):
     assert "stack must be > 0" in capsys.readouterr().err
     assert pushfold_main(["--stack", "10", "--ante", "-1"]) == 2
     assert "ante" in capsys.readouterr().err
+
+
+def test_pushfold_script_prints_clean_json():
+    """HiGHS prints a banner on file descriptor 1 on first use; the command keeps stdout for its own output."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[3] / "scripts" / "pushfold.py"
+    out = subprocess.run([sys.executable, str(script), "--stack", "4.5", "--json"], capture_output=True, text=True,
+                         check=True)
+    data = json.loads(out.stdout)
+    assert data["stack"] == 4.5 and data["rule_cards"][0]["source"].startswith("shipped card for 4-5 bb")
