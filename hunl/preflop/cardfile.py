@@ -1,0 +1,112 @@
+"""The fitted rule cards shipped with the package (``hunl/preflop/data/rule_cards.json``).
+
+Fitting the exact cards of all bands takes minutes (a MILP per band and player, :mod:`hunl.preflop.rule_mip`),
+so ``python scripts/preflop_report.py`` stores them, with their measured costs, and the ``pushfold`` command
+reads them back. The file is plain JSON: the game (ante, small blind), then per band the two cards as lists of
+clause fields (:class:`hunl.preflop.clauses.HandSet`) with their mean and largest cost (mbb/g) and how they were
+found (MIP status and gap).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from hunl.preflop.clauses import HandSet
+from hunl.preflop.rules import BandReport, RuleCard
+
+__all__ = ["CARDS_PATH", "StoredCard", "card_for_stack", "load_rule_cards", "save_rule_cards"]
+
+#: The shipped rule cards.
+CARDS_PATH = Path(__file__).resolve().parent / "data" / "rule_cards.json"
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    """A rule card read back from the card file.
+
+    Attributes
+    ----------
+    card : RuleCard
+    mean_mbb, max_mbb : float
+        Its cost over its band when it was fitted (mbb/g).
+    status : str
+        How it was found (``"Optimal"``, ``"Time limit reached"``, ``"heuristic"``).
+    gap_mbb : float or None
+        MIP gap (mbb/g).
+    ante, small_blind : float
+        The game it was fitted for (bb).
+    """
+
+    card: RuleCard
+    mean_mbb: float
+    max_mbb: float
+    status: str
+    gap_mbb: float | None
+    ante: float
+    small_blind: float
+
+
+def save_rule_cards(reports: list[BandReport], ante: float, small_blind: float, path=CARDS_PATH) -> None:
+    """Write the cards of :func:`hunl.preflop.rules.band_reports` to ``path`` (JSON)."""
+    bands = []
+    for rep in reports:
+        entry = {"band": list(rep.band), "cards": []}
+        for fit in rep.fits:
+            entry["cards"].append({
+                "player": fit.card.player,
+                "clauses": [dataclasses.asdict(c) for c in fit.card.clauses],
+                "mean_mbb": round(fit.cost.mean_mbb, 6),
+                "max_mbb": round(fit.cost.max_mbb, 6),
+                "status": fit.status,
+                "gap_mbb": None if fit.gap_mbb is None else round(fit.gap_mbb, 6),
+            })
+        bands.append(entry)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"ante": ante, "small_blind": small_blind, "bands": bands}, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def load_rule_cards(path=CARDS_PATH) -> list[StoredCard]:
+    """All stored cards, band by band (SB's card, then BB's).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist (write it with ``python scripts/preflop_report.py``).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no rule cards at {path}; fit them with `python scripts/preflop_report.py`")
+    data = json.loads(path.read_text())
+    out = []
+    for entry in data["bands"]:
+        for c in entry["cards"]:
+            card = RuleCard(int(c["player"]), tuple(entry["band"]), tuple(HandSet(**h) for h in c["clauses"]))
+            out.append(StoredCard(card, float(c["mean_mbb"]), float(c["max_mbb"]), c["status"], c["gap_mbb"],
+                                  float(data["ante"]), float(data["small_blind"])))
+    return out
+
+
+def card_for_stack(stack: float, player: int, ante: float = 0.0, small_blind: float = 0.5,
+                   path=CARDS_PATH) -> StoredCard | None:
+    """The stored card of ``player`` whose band holds ``stack`` (``lo <= stack < hi``; the top band includes its
+    top), for the same ante and small blind; ``None`` if there is none."""
+    try:
+        cards = load_rule_cards(path)
+    except FileNotFoundError:
+        return None
+    mine = [c for c in cards if c.card.player == player and abs(c.ante - ante) < 1e-12
+            and abs(c.small_blind - small_blind) < 1e-12]
+    if not mine:
+        return None
+    top = max(c.card.band[1] for c in mine)
+    for c in mine:
+        lo, hi = c.card.band
+        if lo - 1e-9 <= stack < hi - 1e-9 or (abs(hi - top) < 1e-9 and abs(stack - hi) < 1e-9):
+            return c
+    return None
