@@ -1,11 +1,21 @@
-"""Command line: ``rulelearn demo`` (the main job), ``rulelearn generate`` (a solution database), ``rulelearn rules``."""
+"""Command line: ``rulelearn demo`` (the main job), ``rulelearn generate`` (a solution database), ``rulelearn rules``,
+and the commands of the game packages registered in :data:`COMMANDS` (``rulelearn pushfold``)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]
+
+#: Subcommands provided by game packages: name -> (module path, help). The module has ``add_arguments(parser)``
+#: and ``run(args) -> int``; it is imported by name (this layer imports no game), like the families of
+#: :data:`rulelearn.family.FAMILIES`.
+COMMANDS = {
+    "pushfold": ("hunl.preflop.cli", "heads-up push/fold at a stack depth: the exact chart and the rule card with "
+                                     "its cost in mbb/g"),
+}
 
 
 def _add_db_args(p: argparse.ArgumentParser, games: int) -> None:
@@ -89,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
     rules.set_defaults(func=cmd_rules)
+    for name, (module, text) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=text)
+        mod = importlib.import_module(module)
+        mod.add_arguments(cmd)
+        cmd.set_defaults(func=mod.run)
     return parser
 
 
