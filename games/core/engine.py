@@ -55,11 +55,12 @@ def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int) -> tuple:
     v = np.zeros((n_threads, d, b, hm), dtype=dtype)
     orow = np.zeros((n_threads, d, b), dtype=np.int32)
     srow = np.zeros((n_threads, d, b), dtype=np.int32)
-    tmp = np.zeros((n_threads, hm))
-    scratch = (np.zeros((n_threads, hm, k)), np.zeros((n_threads, k)), np.zeros((n_threads, 52, k)),
-               np.zeros((n_threads, k)), np.zeros((n_threads, 52, k)), np.zeros((n_threads, hm, k)),
+    tmp = np.zeros((n_threads, hm), dtype=dtype)
+    scratch = (np.zeros((n_threads, hm, k), dtype=dtype), np.zeros((n_threads, k), dtype=dtype),
+               np.zeros((n_threads, 52, k), dtype=dtype), np.zeros((n_threads, k), dtype=dtype),
+               np.zeros((n_threads, 52, k), dtype=dtype), np.zeros((n_threads, hm, k), dtype=dtype),
                np.zeros((n_threads, k), dtype=np.int64), np.zeros((n_threads, k), dtype=np.int64),
-               np.zeros((n_threads, k)), np.zeros((n_threads, hm)))
+               np.zeros((n_threads, k)))
     frames = np.zeros((n_threads, 2, d + 1), dtype=np.int64)
     return ro, rs, st, v, orow, srow, tmp, scratch, frames
 
@@ -76,7 +77,7 @@ def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None 
     b = int(layout.depth_rows.max())
     k = min(layout.max_terms, TERMINAL_WIDTH)
     state = layout.size * item * (3 if predictive else 2)
-    work = n_threads * (4 * d * b * hm * item + 8 * d * b + 8 * hm * (2 + 2 * k) + 8 * k * 108)
+    work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 24 * k)
     slots = int(np.diff(layout.root_ptr)[layout.unit_depth == 1].sum()) * hm * item
     return int(state + work + slots)
 

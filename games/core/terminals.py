@@ -165,131 +165,144 @@ def dense_block(p, hands, terms, n_terms, rows, opp_row, ro, v, term_index, payo
                         v[out, j] -= payoff[ti, i, j] * x
 
 
+#: Own hands per block of the final write-out (a cache-blocked transpose of the values).
+_WRITE_BLOCK = 32
+#: Unsigned index type: indexing with it skips numba's negative-index wraparound.
+U = np.uint64
+
+
 @njit(cache=True)
 def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, gathered, tot, cs_full, run,
-                cs_run, win, wtmp):  # pragma: no cover - compiled
+                cs_run, win):  # pragma: no cover - compiled
     """Card-showdown evaluator over ``n_terms`` terminals on board ``b``: the first ``n_show`` are showdowns, the
     rest folds.
 
     ``coef[k]`` is terminal ``k``'s payoff factor to player ``p`` (the chips won at a showdown, or the fold
     transfer to ``p``), ``rows[k]`` its row in ``v`` and ``opp_row[k]`` the row of its opponent reach in ``ro``.
-    Work space (float64, at least the sizes used): ``gathered (Ho, K)``, ``tot (K,)``, ``cs_full (52, K)``,
-    ``run (K,)``, ``cs_run (52, K)``, ``win (Hp, K)``, ``wtmp (Ho,)``. The inner loops run over the ``K``
-    terminals (contiguous), so they vectorise.
+    Work space, in the dtype of ``ro`` (the storage dtype), at least the sizes used: ``gathered (Ho, K)``,
+    ``tot (K,)``, ``cs_full (52, K)``, ``run (K,)``, ``cs_run (52, K)``, ``win (Hp, K)``. The inner loops run over
+    the ``K`` terminals, contiguous in memory, so they vectorise. Row indices are unsigned (``U``): numba then
+    emits no negative-index wraparound, which would turn the contiguous loads into gathers, and no array views
+    are made inside loops (each would cost reference-count updates).
     """
     (hands0, hands1, strength0, strength1, start, count, chance, cards, same, prior, scale, _) = data
+    t = gathered.dtype.type
+    zero = t(0.0)
     o = 1 - p
-    own_hands = hands0 if p == 0 else hands1
-    opp_hands = hands0 if o == 0 else hands1
-    own_str = strength0 if p == 0 else strength1
-    opp_str = strength0 if o == 0 else strength1
     a_own = start[p, b]
     n_own = count[p, b]
     a_opp = start[o, b]
     n_opp = count[o, b]
-    w = chance[b]
+    own_hands = hands0 if p == 0 else hands1
+    opp_hands = hands0 if o == 0 else hands1
+    own_str = strength0 if p == 0 else strength1
+    opp_str = strength0 if o == 0 else strength1
     nk = n_terms
-    for idx in range(n_opp):
-        wtmp[idx] = prior[o, opp_hands[a_opp + idx]]
-    # gather each terminal's opponent reach (times the prior) in the board's sorted order
+    width = ro.shape[1]
+    flat = ro.reshape(-1)
+    # each terminal's opponent reach times the prior, by opponent hand (gathered[j, k]); then the totals and the
+    # per-card sums of every terminal
     for k in range(nk):
-        r = opp_row[k]
-        for idx in range(n_opp):
-            gathered[idx, k] = ro[r, opp_hands[a_opp + idx]] * wtmp[idx]
-    # totals and per-card sums of every terminal
-    for k in range(nk):
-        tot[k] = 0.0
+        tot[k] = zero
     for c in range(52):
         for k in range(nk):
-            cs_full[c, k] = 0.0
+            cs_full[U(c), k] = zero
     for idx in range(n_opp):
-        j = opp_hands[a_opp + idx]
-        c0 = cards[o, j, 0]
-        c1 = cards[o, j, 1]
+        j = U(opp_hands[U(a_opp + idx)])
+        pj = t(prior[o, j])
         for k in range(nk):
-            tot[k] += gathered[idx, k]
+            gathered[j, k] = flat[U(opp_row[k] * width + j)] * pj
+        c0 = U(cards[o, j, 0])
+        c1 = U(cards[o, j, 1])
         for k in range(nk):
-            cs_full[c0, k] += gathered[idx, k]
-        for k in range(nk):
-            cs_full[c1, k] += gathered[idx, k]
-    for k in range(nk):
-        out = rows[k]
-        for h in range(hands[p]):
-            v[out, h] = 0.0
+            x = gathered[j, k]
+            tot[k] += x
+            cs_full[c0, k] += x
+            cs_full[c1, k] += x
     # folds: the compatible total by inclusion-exclusion (the identical combo was subtracted twice)
     if n_show < nk:
         for idx in range(n_own):
-            i = own_hands[a_own + idx]
-            c0 = cards[p, i, 0]
-            c1 = cards[p, i, 1]
-            for k in range(n_show, nk):
-                win[idx, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k]
+            i = U(own_hands[U(a_own + idx)])
+            c0 = U(cards[p, i, 0])
+            c1 = U(cards[p, i, 1])
             jj = same[p, i]
+            ui = U(idx)
             if jj >= 0:
-                pj = prior[o, jj]
+                uj = U(jj)
                 for k in range(n_show, nk):
-                    win[idx, k] += ro[opp_row[k], jj] * pj
-        for k in range(n_show, nk):
-            out = rows[k]
-            f = coef[k] * w
-            for idx in range(n_own):
-                i = own_hands[a_own + idx]
-                v[out, i] = f * scale[p, i] * win[idx, k]
-    if n_show == 0:
-        return
+                    win[ui, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k] + gathered[uj, k]
+            else:
+                for k in range(n_show, nk):
+                    win[ui, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k]
     # showdowns: one ascending sweep over both players' hands by strength, ties as groups. For own hand i:
     # win + tie = (weight strictly below) + (weight up to and including i's strength), each net of i's cards;
     # win - lose = win + (win + tie) - total. The identical combo cancels between the last two terms.
-    for k in range(n_show):
-        run[k] = 0.0
-    for c in range(52):
+    if n_show > 0:
         for k in range(n_show):
-            cs_run[c, k] = 0.0
-    kk = 0
-    g = 0
-    while g < n_own:
-        s_val = own_str[a_own + g]
-        e = g
-        while e < n_own and own_str[a_own + e] == s_val:
-            e += 1
-        while kk < n_opp and opp_str[a_opp + kk] < s_val:
-            j = opp_hands[a_opp + kk]
-            c0 = cards[o, j, 0]
-            c1 = cards[o, j, 1]
+            run[k] = zero
+        for c in range(52):
             for k in range(n_show):
-                run[k] += gathered[kk, k]
-            for k in range(n_show):
-                cs_run[c0, k] += gathered[kk, k]
-            for k in range(n_show):
-                cs_run[c1, k] += gathered[kk, k]
-            kk += 1
-        for idx in range(g, e):
-            i = own_hands[a_own + idx]
-            c0 = cards[p, i, 0]
-            c1 = cards[p, i, 1]
-            for k in range(n_show):
-                win[idx, k] = (run[k] - cs_run[c0, k] - cs_run[c1, k]) - (tot[k] - cs_full[c0, k] - cs_full[c1, k])
-        while kk < n_opp and opp_str[a_opp + kk] == s_val:
-            j = opp_hands[a_opp + kk]
-            c0 = cards[o, j, 0]
-            c1 = cards[o, j, 1]
-            for k in range(n_show):
-                run[k] += gathered[kk, k]
-            for k in range(n_show):
-                cs_run[c0, k] += gathered[kk, k]
-            for k in range(n_show):
-                cs_run[c1, k] += gathered[kk, k]
-            kk += 1
-        for idx in range(g, e):
-            i = own_hands[a_own + idx]
-            c0 = cards[p, i, 0]
-            c1 = cards[p, i, 1]
-            for k in range(n_show):
-                win[idx, k] += run[k] - cs_run[c0, k] - cs_run[c1, k]
-        g = e
-    for k in range(n_show):
-        out = rows[k]
-        f = coef[k] * w
-        for idx in range(n_own):
-            i = own_hands[a_own + idx]
-            v[out, i] = f * scale[p, i] * win[idx, k]
+                cs_run[U(c), k] = zero
+        kk = 0
+        g = 0
+        while g < n_own:
+            s_val = own_str[U(a_own + g)]
+            e = g
+            while e < n_own and own_str[U(a_own + e)] == s_val:
+                e += 1
+            while kk < n_opp and opp_str[U(a_opp + kk)] < s_val:
+                j = U(opp_hands[U(a_opp + kk)])
+                c0 = U(cards[o, j, 0])
+                c1 = U(cards[o, j, 1])
+                for k in range(n_show):
+                    x = gathered[j, k]
+                    run[k] += x
+                    cs_run[c0, k] += x
+                    cs_run[c1, k] += x
+                kk += 1
+            for idx in range(g, e):
+                i = U(own_hands[U(a_own + idx)])
+                c0 = U(cards[p, i, 0])
+                c1 = U(cards[p, i, 1])
+                ui = U(idx)
+                for k in range(n_show):
+                    win[ui, k] = ((run[k] - cs_run[c0, k] - cs_run[c1, k])
+                                  - (tot[k] - cs_full[c0, k] - cs_full[c1, k]))
+            while kk < n_opp and opp_str[U(a_opp + kk)] == s_val:
+                j = U(opp_hands[U(a_opp + kk)])
+                c0 = U(cards[o, j, 0])
+                c1 = U(cards[o, j, 1])
+                for k in range(n_show):
+                    x = gathered[j, k]
+                    run[k] += x
+                    cs_run[c0, k] += x
+                    cs_run[c1, k] += x
+                kk += 1
+            for idx in range(g, e):
+                i = U(own_hands[U(a_own + idx)])
+                c0 = U(cards[p, i, 0])
+                c1 = U(cards[p, i, 1])
+                ui = U(idx)
+                for k in range(n_show):
+                    win[ui, k] += run[k] - cs_run[c0, k] - cs_run[c1, k]
+            g = e
+    # values: scale each own hand's row (vectorised), then write terminal by terminal in blocks of own hands
+    w = chance[b]
+    for k in range(nk):
+        run[k] = t(coef[k] * w)
+    for idx in range(n_own):
+        ui = U(idx)
+        s_i = t(scale[p, U(own_hands[U(a_own + idx)])])
+        for k in range(nk):
+            win[ui, k] = win[ui, k] * run[k] * s_i
+    hp = hands[p]
+    for k in range(nk):
+        r = U(rows[k])
+        for h in range(hp):
+            v[r, h] = zero
+    for lo in range(0, n_own, _WRITE_BLOCK):
+        hi = min(lo + _WRITE_BLOCK, n_own)
+        for k in range(nk):
+            r = U(rows[k])
+            for idx in range(lo, hi):
+                v[r, U(own_hands[U(a_own + idx)])] = win[U(idx), k]

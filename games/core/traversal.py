@@ -34,6 +34,8 @@ from games.core.terminals import EVALUATOR_DENSE, cards_block, dense_block
 
 #: Traversal modes.
 MODE_CFR, MODE_BEST_RESPONSE, MODE_EXPECTED = 0, 1, 2
+#: Unsigned index type: indexing with it skips numba's negative-index wraparound (so loops vectorise).
+U = np.uint64
 #: Where the strategies of the traversal come from.
 SOURCE_REGRET, SOURCE_AVERAGE, SOURCE_TABLE = 0, 1, 2
 
@@ -41,43 +43,51 @@ SOURCE_REGRET, SOURCE_AVERAGE, SOURCE_TABLE = 0, 1, 2
 @njit(cache=True)
 def _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, table,
               st, lc0, tmp):  # pragma: no cover - compiled
-    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``."""
+    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``.
+
+    Indices are unsigned (``U``) so that numba emits no negative-index wraparound and the loops vectorise.
+    """
     n_act = num_children[dn]
     hq = hands[q]
-    base = offset[dn]
+    base = U(offset[dn])
+    t = st.dtype.type
+    zero = t(0.0)
     if source == SOURCE_TABLE:
         for a in range(n_act):
-            row = base + a * hq
+            row = U(lc0 + a)
+            lo = base + U(a * hq)
             for h in range(hq):
-                st[lc0 + a, h] = table[row + h]
+                st[row, h] = table[lo + U(h)]
         return
     for h in range(hq):
-        tmp[h] = 0.0
+        tmp[h] = zero
     for a in range(n_act):
-        row = base + a * hq
+        row = U(lc0 + a)
+        lo = base + U(a * hq)
         if source == SOURCE_REGRET:
             if predictive:
                 for h in range(hq):
-                    x = regret[row + h] + pred[row + h]
-                    x = x if x > 0.0 else 0.0
-                    st[lc0 + a, h] = x
+                    x = t(regret[lo + U(h)] + pred[lo + U(h)])
+                    x = x if x > zero else zero
+                    st[row, h] = x
                     tmp[h] += x
             else:
                 for h in range(hq):
-                    x = regret[row + h]
-                    x = x if x > 0.0 else 0.0
-                    st[lc0 + a, h] = x
+                    x = t(regret[lo + U(h)])
+                    x = x if x > zero else zero
+                    st[row, h] = x
                     tmp[h] += x
         else:
             for h in range(hq):
-                x = avg[row + h]
-                st[lc0 + a, h] = x
+                x = t(avg[lo + U(h)])
+                st[row, h] = x
                 tmp[h] += x
-    u = 1.0 / n_act
+    u = t(1.0) / t(n_act)
     for a in range(n_act):
+        row = U(lc0 + a)
         for h in range(hq):
             tot = tmp[h]
-            st[lc0 + a, h] = st[lc0 + a, h] / tot if tot > 0.0 else u
+            st[row, h] = st[row, h] / tot if tot > zero else u
 
 
 @njit(cache=True)
@@ -129,21 +139,23 @@ def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1], S[2], S[3],
                   st, lc0, tmp)
         if q == p:
-            rrow = srow[ld]
+            src = U(srow[ld])
             for a in range(n_act):
                 lc = lc0 + a
                 orow[lc] = orow[ld]
                 srow[lc] = lc
+                r = U(lc)
                 for h in range(hp):
-                    rs[lc, h] = rs[rrow, h] * st[lc, h]
+                    rs[r, h] = rs[src, h] * st[r, h]
         else:
-            rrow = orow[ld]
+            src = U(orow[ld])
             for a in range(n_act):
                 lc = lc0 + a
                 srow[lc] = srow[ld]
                 orow[lc] = lc
+                r = U(lc)
                 for h in range(ho):
-                    ro[lc, h] = ro[rrow, h] * st[lc, h]
+                    ro[r, h] = ro[src, h] * st[r, h]
     for k in range(chance_ptr[u], chance_ptr[u + 1]):
         lcn = local[chance_nodes[k]]
         for h in range(hp):
@@ -159,7 +171,7 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
     term_ptr = L[8]
     term_nodes = L[9]
     n_showdown = L[10]
-    gathered, tot, cs_full, run, cs_run, win, rows, opp_row, coef, wtmp = scratch
+    gathered, tot, cs_full, run, cs_run, win, rows, opp_row, coef = scratch
     t0 = term_ptr[u]
     nt = term_ptr[u + 1] - t0
     if nt == 0:
@@ -184,7 +196,7 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
         else:
             n_show = min(max(ns - start, 0), m)
             cards_block(p, unit_board[u], hands, n_show, m, rows, opp_row, coef, ro, v, E[2], gathered, tot,
-                        cs_full, run, cs_run, win, wtmp)
+                        cs_full, run, cs_run, win)
         start += m
 
 
@@ -197,72 +209,79 @@ def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, 
     dec_nodes = L[7]
     offset = L[16]
     regret, avg, pred, table = S
-    pos = factors[0]
-    neg = factors[1]
-    decay = factors[2]
+    t = v.dtype.type
+    zero = t(0.0)
+    pos = t(factors[0])
+    neg = t(factors[1])
+    decay = t(factors[2])
     hp = hands[p]
     record = best.shape[0] > 1
     for k in range(dec_ptr[u + 1] - 1, dec_ptr[u] - 1, -1):
         dn = dec_nodes[k]
-        ld = local[dn]
+        ld = U(local[dn])
         lc0 = local[child_start[dn]]
         n_act = num_children[dn]
         if player[dn] != p:
+            c = U(lc0)
             for h in range(hp):
-                v[ld, h] = v[lc0, h]
+                v[ld, h] = v[c, h]
             for a in range(1, n_act):
+                c = U(lc0 + a)
                 for h in range(hp):
-                    v[ld, h] += v[lc0 + a, h]
+                    v[ld, h] += v[c, h]
             continue
+        base = U(offset[dn])
         if mode == MODE_BEST_RESPONSE:
-            base = offset[dn]
+            c = U(lc0)
             for h in range(hp):
-                v[ld, h] = v[lc0, h]
+                v[ld, h] = v[c, h]
             if record:
                 for h in range(hp):
-                    best[base + h] = 1.0
+                    best[base + U(h)] = 1.0
                 for a in range(1, n_act):
                     for h in range(hp):
-                        best[base + a * hp + h] = 0.0
+                        best[base + U(a * hp + h)] = 0.0
             for a in range(1, n_act):
+                c = U(lc0 + a)
                 for h in range(hp):
-                    x = v[lc0 + a, h]
+                    x = v[c, h]
                     if x > v[ld, h]:
                         v[ld, h] = x
                         if record:
                             for a2 in range(a):
-                                best[base + a2 * hp + h] = 0.0
-                            best[base + a * hp + h] = 1.0
+                                best[base + U(a2 * hp + h)] = 0.0
+                            best[base + U(a * hp + h)] = 1.0
             continue
+        c = U(lc0)
         for h in range(hp):
-            v[ld, h] = st[lc0, h] * v[lc0, h]
+            v[ld, h] = st[c, h] * v[c, h]
         for a in range(1, n_act):
+            c = U(lc0 + a)
             for h in range(hp):
-                v[ld, h] += st[lc0 + a, h] * v[lc0 + a, h]
+                v[ld, h] += st[c, h] * v[c, h]
         if mode != MODE_CFR:
             if record:
-                base = offset[dn]
                 for a in range(n_act):
+                    c = U(lc0 + a)
+                    lo = base + U(a * hp)
                     for h in range(hp):
-                        best[base + a * hp + h] = v[lc0 + a, h]
+                        best[lo + U(h)] = v[c, h]
             continue
-        base = offset[dn]
-        rr = srow[ld]
+        own = U(srow[ld])
         for a in range(n_act):
-            row = base + a * hp
-            lc = lc0 + a
+            lo = base + U(a * hp)
+            c = U(lc0 + a)
             for h in range(hp):
-                inst = v[lc, h] - v[ld, h]
-                r = regret[row + h] + inst
-                if r > 0.0:
+                r = regret[lo + U(h)] + (v[c, h] - v[ld, h])
+                if r > zero:
                     r = r * pos
-                elif r < 0.0:
+                elif r < zero:
                     r = r * neg
-                regret[row + h] = r
-                avg[row + h] = avg[row + h] * decay + rs[rr, h] * st[lc, h]
+                regret[lo + U(h)] = r
+                avg[lo + U(h)] = avg[lo + U(h)] * decay + rs[own, h] * st[c, h]
             if predictive:
                 for h in range(hp):
-                    pred[row + h] = v[lc, h] - v[ld, h]
+                    pred[lo + U(h)] = v[c, h] - v[ld, h]
 
 
 @njit(cache=True)
@@ -332,7 +351,7 @@ def _run_items(t, p, mode, source, predictive, T, L, S, E, hands, factors, ro, r
     child_units = L[14]
     hp = hands[p]
     sc = (scratch[0][t], scratch[1][t], scratch[2][t], scratch[3][t], scratch[4][t], scratch[5][t],
-          scratch[6][t], scratch[7][t], scratch[8][t], scratch[9][t])
+          scratch[6][t], scratch[7][t], scratch[8][t])
     for m in range(assign_ptr[t], assign_ptr[t + 1]):
         cu = child_units[assign[m]]
         _subtree(p, mode, source, predictive, cu, 1, T, L, S, E, hands, factors, ro[t], rs[t], st[t], v[t],
@@ -356,7 +375,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
     e_ti, e_pay = E[1]
     c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_ = E[2]
     ro, rs, st, v, orow, srow, tmp, scratch, frames = W
-    g0, g1, g2, g3, g4, g5, g6, g7, g8, g9 = scratch
+    g0, g1, g2, g3, g4, g5, g6, g7, g8 = scratch
     n_threads = assign_ptr.shape[0] - 1
     for t in prange(n_threads):
         _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_),
@@ -364,7 +383,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
                    (s0, s1, s2, s3),
                    (ekind, (e_ti, e_pay), (c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_)),
                    hands,
-                   factors, ro, rs, st, v, orow, srow, tmp, (g0, g1, g2, g3, g4, g5, g6, g7, g8, g9), frames,
+                   factors, ro, rs, st, v, orow, srow, tmp, (g0, g1, g2, g3, g4, g5, g6, g7, g8), frames,
                    assign_ptr, assign, slots, slot_of, best)
 
 
@@ -395,7 +414,7 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
     for h in range(hp):
         rs[0, 0, 0, h] = 1.0
     sc0 = (scratch[0][0], scratch[1][0], scratch[2][0], scratch[3][0], scratch[4][0], scratch[5][0],
-           scratch[6][0], scratch[7][0], scratch[8][0], scratch[9][0])
+           scratch[6][0], scratch[7][0], scratch[8][0])
     if not parallel:
         _subtree(p, mode, source, predictive, 0, 0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
                  orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best)

@@ -306,7 +306,7 @@ class HoldemEndgame(Game):
         idx = np.zeros(1, dtype=np.int64)
         cards_block(player, int(self.tree.board[t]), np.asarray(self.num_hands, dtype=np.int64), int(show), 1,
                     idx, idx, coef, ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)), np.zeros(1),
-                    np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)), np.zeros(hm))
+                    np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)))
         return v[0, :self.num_hands[player]].copy()
 
     def payoff(self, node: int, hand1: int, hand2: int) -> float:

@@ -197,11 +197,23 @@ def test_swapping_suits_gives_the_same_values():
         w[:, COMBO_INDEX[a, b]] = g.weights[:, k]
     h = HoldemEndgame(board, w, pot=100, stack=200, bet_sizes=SMALL, raise_cap=1, dtype="float64")
     assert solve_lp(h).value == pytest.approx(solve_lp(g).value, abs=1e-9)
-    a = solve_cfr(g, "dcfr", iterations=200, check_every=200)
-    b = solve_cfr(h, "dcfr", iterations=200, check_every=200)
-    # Same iterates up to the order of floating-point sums (hands are indexed differently).
-    assert a.value == pytest.approx(b.value, abs=1e-8 * g.pot)
-    assert a.exploitability.exploitability == pytest.approx(b.exploitability.exploitability, abs=1e-8 * g.pot)
+    # A strategy and its suit-permuted image: the same value and exploitability in the two games.
+    a = solve_cfr(g, "dcfr", iterations=50, check_every=50)
+    t = g.tree
+    probs = np.ones((t.n_nodes, h.max_hands))
+    for p in (0, 1):
+        position = {c: i for i, c in enumerate(h.combos[p])}
+        image = np.array([position[COMBO_INDEX[_permute_suits(COMBO_CARDS[c], perm)]] for c in g.combos[p]])
+        edges, _, _ = t.action_edges(p)
+        probs[edges, :h.num_hands[p]] = 0.0
+        probs[np.ix_(edges, image)] = a.policy.probs[edges, :g.num_hands[p]]
+    mapped = exploitability(h, Policy(h, probs))
+    assert mapped.policy_values[0] == pytest.approx(a.value, abs=1e-9 * g.pot)
+    assert mapped.nash_conv == pytest.approx(a.exploitability.nash_conv, abs=1e-9 * g.pot)
+    # DCFR's first iterate is the same up to the order of floating-point sums; later iterates are not compared:
+    # regrets that are exactly 0 come out as +-1e-18 in either game, and regret matching amplifies their sign.
+    b1, a1 = solve_cfr(h, "dcfr", iterations=1), solve_cfr(g, "dcfr", iterations=1)
+    assert a1.value == pytest.approx(b1.value, abs=1e-12 * g.pot)
 
 
 def test_threads_give_the_same_iterates_as_one_thread():
