@@ -307,12 +307,14 @@ def _compile(engine: Engine, params) -> float:
     engine.regret[:] = 0
     engine.avg[:] = 0
     engine.pred[:] = 0
+    engine.rscale[:] = 1
+    engine.ascale[:] = 1
     return time.perf_counter() - t0
 
 
 def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float | None = None,
               check_every: int = 1, progress: bool = False, threads: int | None = None,
-              **overrides) -> CFRResult:
+              compressed: bool = False, **overrides) -> CFRResult:
     """Approximate a Nash equilibrium with a member of the CFR family.
 
     Parameters
@@ -333,6 +335,9 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     threads : int, optional
         Threads for the independent subtrees below the root's chance nodes (default: numba's thread count for
         games large enough to gain from them, else 1). Results do not depend on it.
+    compressed : bool, default False
+        16-bit storage of regrets and average weights with a scale per decision node (half the memory; see
+        :class:`games.core.engine.Engine`).
     **overrides
         Fields of :class:`CFRConfig` to override, e.g. ``alpha=2.0``.
 
@@ -366,7 +371,7 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     params = config._kernel_params()
     if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
-    engine = Engine(game, predictive=config.predictive, n_threads=threads)
+    engine = Engine(game, predictive=config.predictive, n_threads=threads, compressed=compressed)
     compile_seconds = _compile(engine, params)
     log_it, log_ex, log_s = [], [], []
     bar = None

@@ -45,7 +45,8 @@ def _unit_work(layout: TreeLayout) -> np.ndarray:
 TERMINAL_WIDTH = 96
 
 
-def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int) -> tuple:
+def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int, compressed: bool = False,
+                 max_actions: int = 1) -> tuple:
     d = layout.max_depth + 1
     b = int(layout.depth_rows.max())
     k = min(layout.max_terms, TERMINAL_WIDTH)
@@ -62,13 +63,16 @@ def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int) -> tuple:
                np.zeros((n_threads, k), dtype=np.int64), np.zeros((n_threads, k), dtype=np.int64),
                np.zeros((n_threads, k)))
     frames = np.zeros((n_threads, 2, d + 1), dtype=np.int64)
-    return ro, rs, st, v, orow, srow, tmp, scratch, frames
+    work = np.zeros((n_threads, max_actions if compressed else 1, hm if compressed else 1), dtype=dtype)
+    return ro, rs, st, v, orow, srow, tmp, scratch, frames, work
 
 
-def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None = None) -> int:
+def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None = None,
+                    compressed: bool = False) -> int:
     """Bytes an :class:`Engine` allocates for ``game``: regrets and average weights (plus the last regrets with
-    ``predictive``) per decision node and acting hand in the storage dtype, and the per-thread work space (four
-    rows per node of the largest unit at each chance depth, plus the terminal evaluator's scratch)."""
+    ``predictive``) per decision node and acting hand in the storage dtype (2 bytes each and two scales per node
+    with ``compressed``), and the per-thread work space (four rows per node of the largest unit at each chance
+    depth, plus the terminal evaluator's scratch)."""
     layout = layout_of(game)
     item = game.storage_dtype.itemsize
     n_threads = numba.get_num_threads() if n_threads is None else int(n_threads)
@@ -76,8 +80,13 @@ def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None 
     d = layout.max_depth + 1
     b = int(layout.depth_rows.max())
     k = min(layout.max_terms, TERMINAL_WIDTH)
-    state = layout.size * item * (3 if predictive else 2)
+    if compressed:
+        state = layout.size * 4 + 2 * game.tree.n_nodes * item
+    else:
+        state = layout.size * item * (3 if predictive else 2)
     work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 24 * k)
+    if compressed:
+        work += n_threads * int(game.tree.num_children.max()) * hm * item
     slots = int(np.diff(layout.root_ptr)[layout.unit_depth == 1].sum()) * hm * item
     return int(state + work + slots)
 
@@ -91,6 +100,9 @@ class Engine:
         Any game of the core's interface.
     predictive : bool, default False
         Keep the last instantaneous regrets (predictive CFR+, Farina, Kroer & Sandholm 2021).
+    compressed : bool, default False
+        Store regrets as int16 and average-strategy weights as uint16, each decision node with its own float scale
+        (half the memory of float32; postflop-solver's compression). Not with ``predictive``.
     n_threads : int, optional
         Threads for the root block's independent subtrees (default: numba's thread count; one thread when the
         game is small).
@@ -101,7 +113,8 @@ class Engine:
         Accumulated regrets and average-strategy weights, storage layout, the game's storage dtype.
     """
 
-    def __init__(self, game: Game, predictive: bool = False, n_threads: int | None = None):
+    def __init__(self, game: Game, predictive: bool = False, n_threads: int | None = None,
+                 compressed: bool = False):
         t = game.tree
         self.game = game
         self.layout = lay = layout_of(game)
@@ -111,8 +124,19 @@ class Engine:
         self.T = (t.kind, t.player, t.parent, t.child_start, t.num_children, t.fold_value, t.showdown_stake)
         self.L = lay.arrays()
         self.predictive = bool(predictive)
-        self.regret = np.zeros(lay.size, dtype=dt)
-        self.avg = np.zeros(lay.size, dtype=dt)
+        self.compressed = bool(compressed)
+        if self.compressed and self.predictive:
+            raise ValueError("compressed storage cannot be combined with predictive regret matching")
+        if self.compressed:
+            self.regret = np.zeros(lay.size, dtype=np.int16)
+            self.avg = np.zeros(lay.size, dtype=np.uint16)
+            self.rscale = np.ones(t.n_nodes, dtype=dt)
+            self.ascale = np.ones(t.n_nodes, dtype=dt)
+        else:
+            self.regret = np.zeros(lay.size, dtype=dt)
+            self.avg = np.zeros(lay.size, dtype=dt)
+            self.rscale = np.ones(1, dtype=dt)
+            self.ascale = np.ones(1, dtype=dt)
         self.pred = np.zeros(lay.size if predictive else 1, dtype=dt)
         self.table = np.zeros(1, dtype=dt)
         hm = game.max_hands
@@ -123,7 +147,7 @@ class Engine:
                 n_threads = 1
         self.n_threads = max(1, min(int(n_threads), max(items, 1)))
         self.parallel = self.n_threads > 1
-        self.W = _work_arrays(lay, hm, dt, self.n_threads)
+        self.W = _work_arrays(lay, hm, dt, self.n_threads, self.compressed, int(t.num_children.max()))
         self.assign_ptr, self.assign = self._assign(self.n_threads)
         depth1 = np.zeros(lay.root_nodes.shape[0], dtype=bool)
         for c in range(lay.child_ptr[0], lay.child_ptr[1]):
@@ -157,14 +181,14 @@ class Engine:
 
     def memory_bytes(self) -> int:
         """Bytes held by the storage and work arrays."""
-        arrays = [self.regret, self.avg, self.pred, self.table, self.slots, self.out]
+        arrays = [self.regret, self.avg, self.pred, self.table, self.slots, self.out, self.rscale, self.ascale]
         w = self.W
-        arrays += list(w[:7]) + list(w[7]) + [w[8], self.slot_of]
+        arrays += list(w[:7]) + list(w[7]) + [w[8], w[9], self.slot_of]
         return int(sum(a.nbytes for a in arrays))
 
     @property
     def S(self) -> tuple:
-        return (self.regret, self.avg, self.pred, self.table)
+        return (self.regret, self.avg, self.pred, self.table, self.rscale, self.ascale)
 
     # ------------------------------------------------------------------ passes
     def iterate(self, t0: int, n_iter: int, params: tuple) -> None:
@@ -183,8 +207,8 @@ class Engine:
 
     def _pass(self, p: int, mode: int, table: np.ndarray | None, best=None) -> np.ndarray:
         source = X.SOURCE_AVERAGE if table is None else X.SOURCE_TABLE
-        s = (self.regret, self.avg, self.pred, self.table if table is None else table)
-        factors = np.zeros(3)
+        s = (self.regret, self.avg, self.pred, self.table if table is None else table, self.rscale, self.ascale)
+        factors = np.zeros(4)
         X.traverse(p, mode, source, self.predictive, self.parallel, self.T, self.L, s, self.E, self.hands,
                    factors, self.W, self.assign_ptr, self.assign, self.slots, self.slot_of, self.out,
                    self._nobest if best is None else best)
@@ -196,8 +220,24 @@ class Engine:
         return np.array([self._pass(p, X.MODE_BEST_RESPONSE, table).sum() for p in (0, 1)])
 
     def hand_values(self, p: int, mode: int, table: np.ndarray | None = None, best=None) -> np.ndarray:
-        """Root counterfactual values of player ``p``'s hands (chips, deal included) under ``mode``."""
-        return self._pass(p, mode, table, best)
+        """Root counterfactual values of player ``p``'s hands (chips, deal included) under ``mode``.
+
+        With ``best`` (a storage-sized array): in :data:`~games.core.traversal.MODE_BEST_RESPONSE` it receives
+        ``p``'s best response (1 on the chosen action), in :data:`~games.core.traversal.MODE_EXPECTED` the
+        counterfactual value (chips, deal included) of each of ``p``'s actions at each of his decision nodes.
+        """
+        values = self._pass(p, mode, table, best)
+        if best is not None and mode == X.MODE_EXPECTED:
+            weights = np.ones(self.game.max_hands)
+            X.own_weights(self.evaluator, p, weights)
+            t = self.game.tree
+            edges, _, _ = t.action_edges(p)
+            if edges.size:
+                hp = int(self.hands[p])
+                off = self.layout.edge_index(t, self.game.num_hands)[p]
+                idx = off[:, None] + np.arange(hp)
+                best[idx] = best[idx] * weights[None, :hp]
+        return values
 
     def expected_value(self, table: np.ndarray | None = None) -> float:
         """Player 1's expected payoff (chips) under the average strategies (or ``table``)."""
@@ -208,7 +248,7 @@ class Engine:
         storage layout, float64."""
         out = np.zeros(self.layout.size)
         src = X.SOURCE_AVERAGE if source == "average" else X.SOURCE_REGRET
-        s = (self.regret, self.avg, self.pred, self.table)
+        s = self.S
         X.fill_strategies(src, self.predictive, self.T, self.L, s, self.hands, out, np.zeros(self.game.max_hands))
         return out
 

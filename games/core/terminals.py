@@ -27,7 +27,9 @@ action probabilities), is in chips::
     v(i) = chance[b] * scale_p[i] * sum_{j compatible with i and b} prior_o[j] * r[j] * u_p(t, i, j)
 
 with ``scale_p[i] = prior_p[i] / Z`` (``Z`` normalises the joint deal) and ``chance[b]`` the probability of the
-board's public cards given both hands. Accumulations are in float64 whatever the storage dtype.
+board's public cards given both hands. The card evaluator returns ``v(i) / scale_p[i]``: the factor is the same at
+every node for hand ``i``, so the traversal applies it once, to the root values (:func:`own_weights`).
+Arithmetic is in the storage dtype.
 """
 
 from __future__ import annotations
@@ -139,6 +141,16 @@ def card_showdown_evaluator(board_hands, board_strength, board_start, board_coun
 
 
 # ---------------------------------------------------------------------------------------------- compiled kernels
+@njit(cache=True)
+def own_weights(E, p, out):  # pragma: no cover - compiled
+    """Multiply player ``p``'s root values ``out`` by the factor the evaluator leaves out of every value of a
+    hand (``scale_p`` for the card evaluator; nothing for the dense one, whose payoffs include the deal)."""
+    if E[0] != EVALUATOR_DENSE:
+        scale = E[2][10]
+        for h in range(out.shape[0]):
+            out[h] *= scale[p, h]
+
+
 @njit(cache=True)
 def dense_block(p, hands, terms, n_terms, rows, opp_row, ro, v, term_index, payoff):  # pragma: no cover
     """Dense evaluator over the terminals ``terms[:n_terms]`` (global ids) of a block; ``rows[k]`` is the local
@@ -286,15 +298,17 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, 
                 for k in range(n_show):
                     win[ui, k] += run[k] - cs_run[c0, k] - cs_run[c1, k]
             g = e
-    # values: scale each own hand's row (vectorised), then write terminal by terminal in blocks of own hands
+    # values: times the terminal's payoff factor (vectorised), then written terminal by terminal in blocks of own
+    # hands. The own hand's weight ``scale[p, i]`` is left out: it multiplies every value of hand i alike, so the
+    # traversal applies it once at the root (regrets then need no per-hand range of magnitudes, which is what
+    # lets 16-bit storage keep the small ones)
     w = chance[b]
     for k in range(nk):
         run[k] = t(coef[k] * w)
     for idx in range(n_own):
         ui = U(idx)
-        s_i = t(scale[p, U(own_hands[U(a_own + idx)])])
         for k in range(nk):
-            win[ui, k] = win[ui, k] * run[k] * s_i
+            win[ui, k] = win[ui, k] * run[k]
     hp = hands[p]
     for k in range(nk):
         r = U(rows[k])

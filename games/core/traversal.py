@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from games.core.terminals import EVALUATOR_DENSE, cards_block, dense_block
+from games.core.terminals import EVALUATOR_DENSE, cards_block, dense_block, own_weights
 
 #: Traversal modes.
 MODE_CFR, MODE_BEST_RESPONSE, MODE_EXPECTED = 0, 1, 2
@@ -201,14 +201,67 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, best):  # pragma: no cover
+def _update_compressed(dn, base, lc0, n_act, hp, ld, own, regret, avg, rscale, ascale, rs, st, v, pos, neg, decay,
+                       work, stamp):  # pragma: no cover - compiled
+    """The CFR update of one decision node with 16-bit storage: regrets are int16 times ``rscale[dn]``, average
+    weights uint16 times ``ascale[dn]``. The node's new values are computed in floats (regrets in ``work``, average
+    weights over the strategy rows ``st``, no longer needed), then stored again with the node's new scale -- its
+    largest magnitude maps to the largest code (postflop-solver's compression; round to nearest)."""
+    t = v.dtype.type
+    zero = t(0.0)
+    rs_old = t(rscale[dn])
+    as_old = t(ascale[dn])
+    mr = zero
+    ma = zero
+    for a in range(n_act):
+        lo = base + U(a * hp)
+        c = U(lc0 + a)
+        for h in range(hp):
+            r = t(regret[lo + U(h)]) * rs_old + (v[c, h] - v[ld, h])
+            if r > zero:
+                r = r * pos
+            elif r < zero:
+                r = r * neg
+            work[a, h] = r
+            mr = max(mr, abs(r))
+            g = t(avg[lo + U(h)]) * as_old * decay + rs[own, h] * st[c, h]
+            st[c, h] = g
+            ma = max(ma, g)
+    sr = mr / t(32767.0) if mr > zero else t(1.0)
+    sa = ma / t(65535.0) if ma > zero else t(1.0)
+    rscale[dn] = sr
+    ascale[dn] = sa
+    ir = t(1.0) / sr
+    ia = t(1.0) / sa
+    for a in range(n_act):
+        lo = base + U(a * hp)
+        c = U(lc0 + a)
+        for h in range(hp):
+            regret[lo + U(h)] = np.int16(np.rint(work[a, h] * ir))
+            avg[lo + U(h)] = np.uint16(np.floor(st[c, h] * ia + _dither(lo + U(h), stamp)))
+
+
+@njit(cache=True, inline="always")
+def _dither(index, stamp):  # pragma: no cover - compiled
+    """A uniform number in [0, 1) from a 64-bit hash of a storage index and the iteration (splitmix64's finaliser):
+    rounding ``x + u`` down is stochastic rounding, unbiased, so average weights far below the node's scale still
+    add up over iterations -- and deterministic, the same on every run and thread count."""
+    z = (index + stamp * U(0x9E3779B97F4A7C15)) ^ U(0xD1B54A32D192ED03)
+    z = (z ^ (z >> U(30))) * U(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U(27))) * U(0x94D049BB133111EB)
+    z = z ^ (z >> U(31))
+    return np.float32(z >> U(40)) * np.float32(1.0 / 16777216.0)
+
+
+@njit(cache=True)
+def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, best, work):  # pragma: no cover
     """Values of the unit's decision nodes from their children's, deepest first, with the CFR updates."""
     kind, player, parent, child_start, num_children, fold_value, stake = T
     local = L[1]
     dec_ptr = L[6]
     dec_nodes = L[7]
     offset = L[16]
-    regret, avg, pred, table = S
+    regret, avg, pred, table, rscale, ascale = S
     t = v.dtype.type
     zero = t(0.0)
     pos = t(factors[0])
@@ -268,6 +321,10 @@ def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, 
                         best[lo + U(h)] = v[c, h]
             continue
         own = U(srow[ld])
+        if rscale.shape[0] > 1:
+            _update_compressed(dn, base, lc0, n_act, hp, ld, own, regret, avg, rscale, ascale, rs, st, v, pos, neg,
+                               decay, work, np.uint64(factors[3]))
+            continue
         for a in range(n_act):
             lo = base + U(a * hp)
             c = U(lc0 + a)
@@ -309,7 +366,7 @@ def _add_roots(p, cu, T, L, hp, vc, vp):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro, rs, st, v, orow, srow, pro,
-             prs, porow, psrow, tmp, scratch, frames, best):  # pragma: no cover - compiled
+             prs, porow, psrow, tmp, scratch, frames, best, work):  # pragma: no cover - compiled
     """Traverse unit ``u0`` (depth ``d0``; its roots' reaches from the parent work space ``pro``... at depth
     ``d0 - 1``) and every unit below it, depth first. Values end in rows of ``v[d0]``."""
     child_ptr = L[13]
@@ -333,7 +390,7 @@ def _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro
             d += 1
             continue
         _terminals(p, u, T, L, E, hands, ro[d], v[d], orow[d], scratch)
-        _backward(p, mode, predictive, u, T, L, S, hands, rs[d], st[d], v[d], srow[d], factors, best)
+        _backward(p, mode, predictive, u, T, L, S, hands, rs[d], st[d], v[d], srow[d], factors, best, work)
         if d == d0:
             return
         _add_roots(p, u, T, L, hp, v[d], v[d - 1])
@@ -343,7 +400,7 @@ def _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro
 
 @njit(cache=True)
 def _run_items(t, p, mode, source, predictive, T, L, S, E, hands, factors, ro, rs, st, v, orow, srow, tmp,
-               scratch, frames, assign_ptr, assign, slots, slot_of, best):  # pragma: no cover - compiled
+               scratch, frames, assign_ptr, assign, slots, slot_of, best, work):  # pragma: no cover - compiled
     """Thread ``t``'s share of the root unit's child units; their root values go to ``slots``."""
     local = L[1]
     root_ptr = L[4]
@@ -355,7 +412,7 @@ def _run_items(t, p, mode, source, predictive, T, L, S, E, hands, factors, ro, r
     for m in range(assign_ptr[t], assign_ptr[t + 1]):
         cu = child_units[assign[m]]
         _subtree(p, mode, source, predictive, cu, 1, T, L, S, E, hands, factors, ro[t], rs[t], st[t], v[t],
-                 orow[t], srow[t], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[t], sc, frames[t], best)
+                 orow[t], srow[t], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[t], sc, frames[t], best, work[t])
         for k in range(root_ptr[cu], root_ptr[cu + 1]):
             n = root_nodes[k]
             s = slot_of[k]
@@ -370,21 +427,21 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
     # inside the loop body (views, no copies)
     t0_, t1_, t2_, t3_, t4_, t5_, t6_ = T
     (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19) = L
-    s0, s1, s2, s3 = S
+    s0, s1, s2, s3, s4, s5 = S
     ekind = E[0]
     e_ti, e_pay = E[1]
     c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_ = E[2]
-    ro, rs, st, v, orow, srow, tmp, scratch, frames = W
+    ro, rs, st, v, orow, srow, tmp, scratch, frames, work = W
     g0, g1, g2, g3, g4, g5, g6, g7, g8 = scratch
     n_threads = assign_ptr.shape[0] - 1
     for t in prange(n_threads):
         _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_),
                    (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19),
-                   (s0, s1, s2, s3),
+                   (s0, s1, s2, s3, s4, s5),
                    (ekind, (e_ti, e_pay), (c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_)),
                    hands,
                    factors, ro, rs, st, v, orow, srow, tmp, (g0, g1, g2, g3, g4, g5, g6, g7, g8), frames,
-                   assign_ptr, assign, slots, slot_of, best)
+                   assign_ptr, assign, slots, slot_of, best, work)
 
 
 @njit(cache=True)
@@ -400,7 +457,7 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
     dummy: in :data:`MODE_BEST_RESPONSE` it receives ``p``'s best response (1 on the chosen action, 0 on the
     others), in :data:`MODE_EXPECTED` the counterfactual value of each of ``p``'s actions (chips).
     """
-    ro, rs, st, v, orow, srow, tmp, scratch, frames = W
+    ro, rs, st, v, orow, srow, tmp, scratch, frames, work = W
     local = L[1]
     root_ptr = L[4]
     root_nodes = L[5]
@@ -417,7 +474,8 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
            scratch[6][0], scratch[7][0], scratch[8][0])
     if not parallel:
         _subtree(p, mode, source, predictive, 0, 0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
-                 orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best)
+                 orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best,
+                 work[0])
     else:
         _forward(p, mode, source, predictive, 0, 0, T, L, S, hands, ro[0, 0], rs[0, 0], st[0, 0], orow[0, 0],
                  srow[0, 0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], v[0, 0], tmp[0])
@@ -437,9 +495,11 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
                     for h in range(hp):
                         dst[h] += src[perm[h]]
         _terminals(p, 0, T, L, E, hands, ro[0, 0], v[0, 0], orow[0, 0], sc0)
-        _backward(p, mode, predictive, 0, T, L, S, hands, rs[0, 0], st[0, 0], v[0, 0], srow[0, 0], factors, best)
+        _backward(p, mode, predictive, 0, T, L, S, hands, rs[0, 0], st[0, 0], v[0, 0], srow[0, 0], factors, best,
+                  work[0])
     for h in range(hp):
         out[h] = v[0, 0, 0, h]
+    own_weights(E, p, out[:hp])
 
 
 @njit(cache=True)
@@ -449,7 +509,7 @@ def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no
     kind, player, parent, child_start, num_children, fold_value, stake = T
     dec_nodes = L[7]
     offset = L[16]
-    regret, avg, pred, table = S
+    regret, avg, pred, table, rscale, ascale = S
     one = np.empty(1, dtype=out.dtype)
     for k in range(dec_nodes.shape[0]):
         dn = dec_nodes[k]
@@ -498,12 +558,13 @@ def run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay,
                    best):  # pragma: no cover - compiled
     """Iterations ``t0 + 1 .. t0 + n_iter`` of the CFR family (see :mod:`games.core.cfr`). Simultaneous updates
     (``alternating`` false) play the current strategies of the iteration's start from the table ``S[3]``."""
-    factors = np.zeros(3)
+    factors = np.zeros(4)
     tmp = W[6][0]
     for t in range(t0 + 1, t0 + n_iter + 1):
         factors[0] = discount_factor(t, alpha, alpha_kind)
         factors[1] = discount_factor(t, beta, beta_kind)
         factors[2] = average_decay(t, delay, gamma, reset_base)
+        factors[3] = t
         if alternating:
             for p in range(2):
                 traverse(p, MODE_CFR, SOURCE_REGRET, predictive, parallel, T, L, S, E, hands, factors, W,

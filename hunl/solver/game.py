@@ -307,7 +307,7 @@ class HoldemEndgame(Game):
         cards_block(player, int(self.tree.board[t]), np.asarray(self.num_hands, dtype=np.int64), int(show), 1,
                     idx, idx, coef, ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)), np.zeros(1),
                     np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)))
-        return v[0, :self.num_hands[player]].copy()
+        return v[0, :self.num_hands[player]] * self._scale[player, :self.num_hands[player]]
 
     def payoff(self, node: int, hand1: int, hand2: int) -> float:
         """Payoff to player 1 (chips) at terminal ``node`` with hands ``hand1``, ``hand2`` (indices into
