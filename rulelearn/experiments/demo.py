@@ -8,6 +8,7 @@ player 1's exploitability (chips; the bet game's pot is 1 chip) on held-out game
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,15 +144,23 @@ def solve_or_load(job: DemoJob) -> tuple[GameFamily, SolutionDatabase]:
     db = SolutionDatabase(job.db)
     report = db.generate(family, job.games, seed=job.seed, workers=job.workers, progress=not job.quiet,
                          shard_size=job.shard_size, scheduler=job.scheduler, repair=job.repair)
+    if report.manifest_rebuilt:
+        print(f"rebuilt the manifest of {db.path} from its shards")
+    if report.adopted:
+        print(f"kept {len(report.adopted)} shard(s) that passed the check against their own checksums: "
+              f"{', '.join(report.adopted)}")
     if report.repaired:
         print(f"repaired {len(report.repaired)} bad shard(s) (deleted and solved again): "
-              f"{', '.join(report.repaired)}")
+              + "; ".join(f"{name} ({why})" for name, why in report.problems.items()))
     stored = len(db)
     workers = "Dask worker threads" if report.backend == "dask" else "workers"
     print(f"solution database {db.path}: {stored} games stored; this run solved {report.n_solved} "
           f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} {workers}), "
           f"{report.n_unverified} failed verification"
           + (" (NashConv > 1e-9)" if family.name == "betgame" else ""))
+    if report.n_unverified:
+        print(f"warning: {report.n_unverified} game(s) of this run failed verification; they are stored flagged "
+              "(column 'verified') and left out of load()", file=sys.stderr)
     return family, db
 
 
