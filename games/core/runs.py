@@ -10,6 +10,7 @@ from games.core import load_game
 from games.core.best_response import exploitability
 from games.core.cfr import solve_cfr
 from games.core.sequence_lp import solve_lp
+from rulelearn.validation import check_output_file
 
 __all__ = ["METHODS", "finite", "format_run", "solve_game"]
 
@@ -43,15 +44,18 @@ def solve_game(name: str, method: str, iterations: int = 100_000, target: float 
     Raises
     ------
     ValueError
-        On an unknown game or method, or ``plot`` with the LP.
+        On an unknown game or method, ``plot`` with the LP, or a ``plot`` file that cannot be written (its
+        directory missing or read-only; checked before solving).
     """
     method = str(method).strip().lower()
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if plot and method == "lp":
+        raise ValueError("--plot needs an iterative method (cfr, cfr+, dcfr)")
+    if plot:
+        check_output_file("--plot", plot)
     game = load_game(name)
     if method == "lp":
-        if plot:
-            raise ValueError("--plot needs an iterative method (cfr, cfr+, dcfr)")
         start = time.perf_counter()
         sol = solve_lp(game)
         seconds = time.perf_counter() - start

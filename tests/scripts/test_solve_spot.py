@@ -281,3 +281,21 @@ def test_combo_labels_in_table_are_known(river_solution):
     with pytest.raises(ValueError, match="is not a decision node"):
         terminal = int(np.flatnonzero(river_solution.game.tree.kind != DECISION)[0])
         strategy_frame(river_solution, nodes=[terminal])
+
+
+def test_an_unwritable_out_fails_before_solving(tmp_path, capsys):
+    """--out naming a file (or a read-only place) is refused before the solve, whose result would be lost."""
+    import os
+
+    spot = _spot_file(tmp_path, RIVER)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    cases = [(a_file, "--out must be a directory"), (a_file / "sub", "--out: cannot create the directory")]
+    if os.geteuid() == 0:
+        cases.append(("/proc/rulelearn-spot", "--out: cannot write"))
+    for out, message in cases:
+        with pytest.raises(SystemExit) as info:
+            _cli().main([str(spot), "--json", "--out", str(out)])
+        assert info.value.code == 2
+        captured = capsys.readouterr()
+        assert message in captured.err and "game " not in captured.err and captured.out == ""
