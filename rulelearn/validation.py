@@ -3,7 +3,8 @@ broke.
 
 * :func:`check_int`, :func:`check_real`: one integer or real parameter and its bounds;
 * :func:`as_float_array`, :func:`check_probability_rows`, :func:`check_shape`: arrays, distributions, shapes;
-* :func:`check_output_dir`, :func:`check_output_file`: where a command will write, checked before any work.
+* :func:`check_output_dir`, :func:`check_output_file`: where a command will write, checked before any work;
+* :func:`read_text_file`: a UTF-8 input file, errors naming it.
 """
 
 from __future__ import annotations
@@ -265,3 +266,22 @@ def check_output_file(name: str, path) -> Path:
         raise ValueError(f"{name}: cannot write {p}: {parent} is a file")
     _probe_writable(name, parent, p)
     return p
+
+
+def read_text_file(path) -> str:
+    """The contents of a UTF-8 text file.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if it is not valid UTF-8 (with the offset of the first bad byte) or cannot be read.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not a UTF-8 text file (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
