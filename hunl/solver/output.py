@@ -19,7 +19,7 @@ Files (``write_outputs``):
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
     :meth:`hunl.solver.solve.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
-    iterations; seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
+    iterations; seconds of the solve and, apart, ``compile_seconds`` of numba's kernels; memory; convergence log), plus the spot's description under ``"spot"`` when given.
 ``first_decision.png``
     The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit
     below, pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1,

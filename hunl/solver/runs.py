@@ -84,7 +84,8 @@ def format_solution(spot, solution, files) -> str:
     s = solution.summary()
     lines = [f"{spot.name}: {s['street']} {s['board']}, pot {s['pot']:g}, stack {s['stack']:g}, "
              f"hands {s['hands'][0]} x {s['hands'][1]}, {s['nodes']} nodes",
-             f"  {s['algorithm']}: {s['iterations']} iterations in {s['seconds']:.2f} s, "
+             f"  {s['algorithm']}: {s['iterations']} iterations in {s['seconds']:.2f} s (kernels compiled or loaded "
+             f"in {s['compile_seconds']:.2f} s before), "
              f"peak memory {s['peak_memory_mb']:.0f} MiB",
              f"  exploitability {s['exploitability_chips']:.4g} chips = {s['exploitability_pct_pot']:.4g}% of the "
              f"pot = {s['exploitability_mbb_per_game']:.4g} mbb/g",

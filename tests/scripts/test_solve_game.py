@@ -20,7 +20,7 @@ def test_leduc_dcfr_json():
     proc = _run("leduc", "dcfr", "--target", "1e-3", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert {"value", "exploitability", "iterations", "seconds"} <= set(out)
+    assert {"value", "exploitability", "iterations", "seconds", "compile_seconds"} <= set(out)
     assert out["exploitability"] <= 1e-3
     assert out["exploitability"] == pytest.approx(out["nash_conv"] / 2)
     assert out["value"] == pytest.approx(-0.0856, abs=2e-3)

@@ -73,7 +73,7 @@ def test_cli_end_to_end_json(tmp_path):
     result = json.loads(proc.stdout)                      # exactly one JSON object, nothing else on stdout
     assert isinstance(result, dict)
     required = ("exploitability_chips", "exploitability_pct_pot", "pot", "iterations", "seconds",
-                "peak_memory_mb")
+                "compile_seconds", "peak_memory_mb")
     assert set(required) <= set(result)
     assert result["pot"] == 1000.0 and result["iterations"] == 40 and result["algorithm"] == "cfr+"
     assert result["exploitability_pct_pot"] == pytest.approx(100 * result["exploitability_chips"] / 1000)
@@ -86,6 +86,7 @@ def test_cli_end_to_end_json(tmp_path):
     assert files["first_decision.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads(files["summary.json"].read_text())
     assert summary["exploitability_chips"] == result["exploitability_chips"]
+    assert summary["compile_seconds"] == result["compile_seconds"] >= 0
     assert summary["spot"]["name"] == "tiny_river" and summary["spot"]["raise_cap"] == 1
     table = pd.read_parquet(files["strategy.parquet"])
     decisions = int(np.count_nonzero(parse_spot(RIVER).game().tree.kind == DECISION))
