@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "extra and rulelearn installed on the workers; the shards are written here). Default: local "
                           "processes (--workers)")
     gen.add_argument("--repair", action="store_true",
-                     help="if stored shards are corrupt or truncated, delete exactly those and solve them again "
+                     help="rebuild a missing or broken manifest, keep the shards that pass the check against their "
+                          "own checksums, delete exactly the corrupt or truncated ones and solve them again "
                           "(default: stop and name them)")
     gen.set_defaults(func=cmd_generate)
     rules = sub.add_parser("rules", help="fit a decision tree on a database and print its rules")

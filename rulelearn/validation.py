@@ -2,10 +2,15 @@
 broke.
 
 * :func:`check_int`, :func:`check_real`: one integer or real parameter and its bounds;
-* :func:`as_float_array`, :func:`check_probability_rows`, :func:`check_shape`: arrays, distributions, shapes.
+* :func:`as_float_array`, :func:`check_probability_rows`, :func:`check_shape`: arrays, distributions, shapes;
+* :func:`check_output_dir`, :func:`check_output_file`: where a command will write, checked before any work;
+* :func:`read_text_file`: a UTF-8 input file, errors naming it.
 """
 
 from __future__ import annotations
+
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -183,3 +188,100 @@ def check_real(name: str, value, low: float | None = None, high: float | None = 
     if not ok:
         raise ValueError(f"{name} must be {rule}{' or None' if allow_none else ''}, got {value!r}")
     return v
+
+
+def _probe_writable(name: str, directory: Path, target: Path) -> None:
+    """Raise unless a file can be created in the existing directory ``directory`` (the truth, whatever the
+    permission bits say: read-only file systems, root, ACLs)."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write {target}: the directory {directory} is not writable "
+                         f"({exc.strerror or exc})") from None
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path(".")  # pragma: no cover - a relative path's parents end at "."
+
+
+def check_output_dir(name: str, path) -> Path:
+    """Check that ``path`` is, or can be created as, a writable directory, before any work is done.
+
+    Parameters
+    ----------
+    name : str
+        The parameter (command-line option) named in the error, e.g. ``"--out"``.
+    path : str or os.PathLike
+
+    Returns
+    -------
+    pathlib.Path
+        The path (not created).
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a file, lies below a file, or its nearest existing directory is not writable.
+    """
+    p = Path(path).expanduser()
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{name} must be a directory, but {p} is a file")
+    base = _nearest_existing(p)
+    if not base.is_dir():
+        raise ValueError(f"{name}: cannot create the directory {p}: {base} is a file")
+    _probe_writable(name, base, p)
+    return p
+
+
+def check_output_file(name: str, path) -> Path:
+    """Check that the file ``path`` can be written: its directory exists and is writable, and it is not a
+    directory itself.
+
+    Parameters
+    ----------
+    name : str
+        The parameter (command-line option) named in the error, e.g. ``"--plot"``.
+    path : str or os.PathLike
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a directory, its directory does not exist or is a file, or it is not writable.
+    """
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise ValueError(f"{name} must be a file name, but {p} is a directory")
+    parent = p.parent
+    if not parent.exists():
+        raise ValueError(f"{name}: the directory {parent} of {p} does not exist")
+    if not parent.is_dir():
+        raise ValueError(f"{name}: cannot write {p}: {parent} is a file")
+    _probe_writable(name, parent, p)
+    return p
+
+
+def read_text_file(path) -> str:
+    """The contents of a UTF-8 text file.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if it is not valid UTF-8 (with the offset of the first bad byte) or cannot be read.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not a UTF-8 text file (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None

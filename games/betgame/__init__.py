@@ -16,7 +16,7 @@ from games.betgame.best_response import (
     player1_exploitability,
     player2_best_response,
 )
-from games.betgame.lp import VERIFY_TOLERANCE, BetGameSolution, solve, solve_many
+from games.betgame.lp import VERIFY_TOLERANCE, BetGameSolution, UnverifiedSolutionError, solve, solve_many
 from games.betgame.rules import DEFAULT_GAME, BetGame
 from games.betgame.tree import BetGameTree
 
@@ -25,6 +25,7 @@ __all__ = [
     "BetGameTree",
     "DEFAULT_GAME",
     "BetGameSolution",
+    "UnverifiedSolutionError",
     "VERIFY_TOLERANCE",
     "solve",
     "solve_many",

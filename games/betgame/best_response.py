@@ -271,7 +271,8 @@ def player1_exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_
         Player 1's strategy per deal.
     value : float or array_like of float, shape ``(G,)``, optional
         The game value(s) to player 1, in chips (e.g. from the solution database). When omitted, each deal is
-        solved by LP first (about 2 ms a deal).
+        solved by LP first (:func:`games.betgame.solve`, a few ms a deal) and its verified value is used, so the
+        result equals the call given ``solve(probs).value``.
     game : BetGame
         Game parameters.
 
@@ -284,6 +285,9 @@ def player1_exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_
     ------
     ValueError
         On an invalid deal or strategy, or a ``value`` whose shape does not match the batch.
+    games.betgame.UnverifiedSolutionError
+        When ``value`` is omitted and a deal's LP solution cannot be verified (NashConv above
+        :data:`games.betgame.VERIFY_TOLERANCE`).
     """
     p = game.check_deal(probs)
     x = game.check_strategy(strategy, batch=game.batch_size(p))
@@ -293,7 +297,7 @@ def player1_exploitability(probs, strategy, value=None, game: BetGame = DEFAULT_
     if value is None:
         from games.betgame.lp import solve_many
 
-        v = np.array([s.value for s in solve_many(pb, game=game, verify=False)])
+        v = np.array([s.value for s in solve_many(pb, game=game, strict=True)])
     else:
         v = np.asarray(value, dtype=np.float64).reshape(-1)
         if v.shape[0] != pb.shape[0]:
@@ -332,12 +336,24 @@ def nash_conv(probs, strategy, call_probability, game: BetGame = DEFAULT_GAME):
     return _unbatch(_nash_conv_unchecked(_as_batch(p), _as_batch(x), _as_batch(c), game), p.ndim == 2)
 
 
-def _nash_conv_unchecked(probs: np.ndarray, strategy: np.ndarray, call: np.ndarray, game: BetGame) -> np.ndarray:
-    """NashConv of validated, contiguous float64 batches ``(G, n, n)``, ``(G, n, B)``, ``(G, n, B)``; ``(G,)``."""
+def _payoff_bounds(probs: np.ndarray, strategy: np.ndarray, call: np.ndarray, game: BetGame
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on the game value from a strategy pair: ``(u1(strategy, BR2), u1(BR1, call))``, each ``(G,)``.
+
+    The game value lies between them (player 1 guarantees the first with ``strategy``, player 2 holds him to the
+    second with ``call``); their difference is the pair's NashConv. Inputs are validated, contiguous float64
+    batches ``(G, n, n)``, ``(G, n, B)``, ``(G, n, B)``.
+    """
     dummy = _dummy(probs.shape[1], game.n_bets)
     bets, ante = game.bet_array, float(game.ante)
-    best1 = _p1_best_response_kernel(probs, call, bets, ante, dummy, False)
     worst1 = _p2_best_response_kernel(probs, strategy, bets, ante, dummy, False)
+    best1 = _p1_best_response_kernel(probs, call, bets, ante, dummy, False)
+    return worst1, best1
+
+
+def _nash_conv_unchecked(probs: np.ndarray, strategy: np.ndarray, call: np.ndarray, game: BetGame) -> np.ndarray:
+    """NashConv of validated, contiguous float64 batches ``(G, n, n)``, ``(G, n, B)``, ``(G, n, B)``; ``(G,)``."""
+    worst1, best1 = _payoff_bounds(probs, strategy, call, game)
     return best1 - worst1
 
 

@@ -10,25 +10,46 @@ from games.betgame.best_response import player1_exploitability
 from games.betgame.group_lp import optimal_group_strategy
 from games.betgame.lp import solve_many
 from games.betgame.rules import BetGame
-from rulelearn.data.distributions import joint_deal, marginals, pmf_to_cdf, random_simplex
+from rulelearn.data.distributions import (
+    joint_deal,
+    log_uniform_simplex,
+    marginals,
+    pmf_to_cdf,
+    random_simplex,
+)
 
-__all__ = ["BetGameFamily", "sample_game"]
+__all__ = ["HAND_LAWS", "BetGameFamily", "sample_game"]
 
 
-def sample_game(seed: int, game_id: int, n_cards: int = 10):
+#: Laws of the players' hand distributions: ``"simplex"`` (uniform on the simplex, Algorithm 4: the paper's) and
+#: ``"log-uniform"`` (entries log-uniform on ``[1e-12, 1]`` before normalisation: a hard law for the LP, whose
+#: deals span 24 orders of magnitude).
+HAND_LAWS = ("simplex", "log-uniform")
+
+
+def sample_game(seed: int, game_id: int, n_cards: int = 10, hand_law: str = "simplex"):
     """The generating distributions and deal of game ``game_id`` of the stream ``seed``.
 
     Game ``k`` uses ``numpy.random.default_rng([seed, k])``: player 1's and then player 2's distribution are
-    uniform on the simplex (Algorithm 4), joined without shared cards (Algorithm 5).
+    drawn from ``hand_law`` (uniform on the simplex by default, Algorithm 4), joined without shared cards
+    (Algorithm 5).
 
     Returns
     -------
     x1, x2 : numpy.ndarray of float64, shape ``(n_cards,)``
     probs : numpy.ndarray of float64, shape ``(n_cards, n_cards)``
+
+    Raises
+    ------
+    ValueError
+        If ``hand_law`` is not one of :data:`HAND_LAWS`.
     """
+    if hand_law not in HAND_LAWS:
+        raise ValueError(f"hand_law must be one of {HAND_LAWS}, got {hand_law!r}")
+    draw = random_simplex if hand_law == "simplex" else log_uniform_simplex
     rng = np.random.default_rng([int(seed), int(game_id)])
-    x1 = random_simplex(n_cards, rng)
-    x2 = random_simplex(n_cards, rng)
+    x1 = draw(n_cards, rng)
+    x2 = draw(n_cards, rng)
     return x1, x2, joint_deal(x1, x2)
 
 
@@ -40,6 +61,8 @@ class BetGameFamily:
     ----------
     n_cards, ante, stack, bets, bet_step
         The :class:`~games.betgame.rules.BetGame` parameters (the paper's game by default).
+    hand_law : {"simplex", "log-uniform"}, default "simplex"
+        Law of the generating distributions (:data:`HAND_LAWS`; the paper's by default).
 
     Notes
     -----
@@ -56,12 +79,15 @@ class BetGameFamily:
     stack: float = 3.0
     bets: tuple[float, ...] | None = None
     bet_step: float = 0.1
+    hand_law: str = "simplex"
     game: BetGame = field(init=False, repr=False, compare=False)
     name: str = field(default="betgame", init=False)
     #: The paper's word for a hand (:func:`rulelearn.family.hand_noun`).
     hand_noun: str = field(default="card", init=False, repr=False)
 
     def __post_init__(self):
+        if self.hand_law not in HAND_LAWS:
+            raise ValueError(f"hand_law must be one of {HAND_LAWS}, got {self.hand_law!r}")
         game = BetGame(self.n_cards, self.ante, self.stack, self.bets, self.bet_step)
         object.__setattr__(self, "game", game)
 
@@ -85,18 +111,22 @@ class BetGameFamily:
         return ["P1", "P2"]
 
     def config(self) -> dict:
-        """The game's parameters (JSON)."""
+        """The game's parameters (JSON); the hand law only when it is not the paper's (so databases written
+        before it existed keep their config)."""
         g = self.game
-        return {"n_cards": g.n_cards, "ante": g.ante, "stack": g.stack, "bets": list(g.bets)}
+        out = {"n_cards": g.n_cards, "ante": g.ante, "stack": g.stack, "bets": list(g.bets)}
+        if self.hand_law != "simplex":
+            out["hand_law"] = self.hand_law
+        return out
 
     def solve_range(self, seed: int, start: int, stop: int) -> dict[str, np.ndarray]:
         """Sample and solve games ``start .. stop-1`` (see :func:`sample_game`); columns as in the class notes."""
         ids = np.arange(start, stop, dtype=np.int64)
-        draws = [sample_game(seed, k, self.game.n_cards) for k in ids]
+        draws = [sample_game(seed, k, self.game.n_cards, self.hand_law) for k in ids]
         x1 = np.array([d[0] for d in draws])
         x2 = np.array([d[1] for d in draws])
         probs = np.array([d[2] for d in draws])
-        sols = solve_many(probs, game=self.game, verify=True)
+        sols = solve_many(probs, game=self.game, strict=False)  # an unverified game is stored flagged
         m1, m2 = marginals(probs)
         return {
             "game_id": ids,

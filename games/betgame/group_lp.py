@@ -36,8 +36,10 @@ player 2's best response to a card mixture that priced a neighbouring bet gives 
 (``>= 0``: proved), that mixture's own value an upper bound (``< 0``: the bet is added), and calls that priced the
 bet in an earlier round are tried again; only a bet close to the chosen ones needs its LP, first with the calls
 far from indifference fixed. When every bet is priced out, ``z`` (lowered by the smallest pricing value) and
-the calls form a feasible point of the whole dual, so the master's optimum is the whole LP's optimum, and the
-returned lower bound :attr:`GroupStrategy.lp_optimum` includes that (tiny) correction. ``method="full"`` passes
+the calls form a feasible point of the whole dual, so the master's optimum is the whole LP's optimum. The
+returned lower bound :attr:`GroupStrategy.lp_optimum` is recomputed from those calls alone (clipped to
+``[0, 1]``, each ``z[i]`` the largest the rows then allow), so it holds up to floating-point rounding whatever
+HiGHS's tolerances. ``method="full"`` passes
 the whole LP to HiGHS (the reference the tests compare with).
 
 Columns whose sign of ``gain`` does not depend on ``x`` are fixed before either method runs: player 2 never calls
@@ -67,6 +69,7 @@ import numpy as np
 
 from games.betgame.best_response import _as_batch, _dummy, _p2_best_response_kernel
 from games.betgame.rules import DEFAULT_GAME, BetGame
+from games.core.highs import quiet_highs
 
 __all__ = ["GROUP_LP_TOLERANCE", "METHODS", "GroupStrategy", "group_player1_exploitability", "optimal_group_strategy"]
 
@@ -100,9 +103,9 @@ class GroupStrategy:
     mean_exploitability : float
         Weighted mean of ``exploitability`` (chips): the LP's objective evaluated at ``strategy``.
     lp_optimum : float
-        The LP's optimal mean exploitability (chips), from the objective value of a feasible dual solution (a
-        lower bound on every strategy's mean exploitability, up to solver tolerances; with pricing, the master's
-        optimum lowered by the bets' smallest pricing value).
+        The LP's optimal mean exploitability (chips), from a dual solution made exactly feasible (the master's
+        calls and the pricing certificates, :func:`_dual_bound`): a lower bound on every strategy's mean
+        exploitability up to floating-point rounding, with no solver tolerance in it.
     status : str
         HiGHS's model status (``"Optimal"`` on success).
     iterations : int
@@ -244,9 +247,7 @@ class _LPResult:
 
 
 def _new_highs(tolerance: float) -> highspy.Highs:
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h = quiet_highs()
     h.setOptionValue("small_matrix_value", 1e-14)
     h.setOptionValue("simplex_strategy", 1)  # dual simplex (fastest here: see the module docstring)
     h.setOptionValue("presolve", "off")  # the column fixing of _columns is all it would find; it costs more
@@ -299,6 +300,7 @@ class _Master:
         self.cols = cols
         self.n = cols.rhs.shape[0]
         self.bets: list[int] = []
+        self.q_where: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (g, j, k) of the call columns
         self.h = _new_highs(tolerance)
         inf = highspy.kHighsInf
         n = self.n
@@ -330,6 +332,8 @@ class _Master:
         value = cols.coef[:, :, ks, :][free]
         index = np.broadcast_to(row_of, free.shape + row_of.shape[-1:])[free]
         n_q, m = value.shape
+        g_of, j_of, kk_of = np.nonzero(free)  # the order of the columns appended below
+        self.q_where.append((g_of, j_of, np.asarray(ks, dtype=np.intp)[kk_of]))
         if n_q:
             self.h.addCols(n_q, np.zeros(n_q), np.zeros(n_q), np.ones(n_q), value.size,
                            (np.arange(n_q, dtype=np.int64) * m).astype(np.int32), index.reshape(-1).astype(np.int32),
@@ -351,6 +355,38 @@ class _Master:
         x = np.asarray(sol.row_dual).reshape(len(self.bets), self.n).T
         return res, x, np.asarray(sol.col_value)[: self.n]
 
+    def calls(self) -> np.ndarray:
+        """The call columns of the last solution, clipped to ``[0, 1]``, as ``q[g, j, k]`` (zero elsewhere)."""
+        cols = self.cols
+        q = np.zeros(cols.free.shape)
+        values = np.clip(np.asarray(self.h.getSolution().col_value)[self.n:], 0.0, 1.0)
+        start = 0
+        for g_of, j_of, k_of in self.q_where:
+            q[g_of, j_of, k_of] = values[start:start + g_of.size]
+            start += g_of.size
+        return q
+
+
+def _dual_bound(cols: _Columns, bets, q: np.ndarray, certificates: dict) -> float:
+    """The objective ``sum_i z[i]`` of a point that satisfies every row of the whole dual LP exactly.
+
+    ``q`` (shape ``(G, n, K)``) holds the calls of the master's bets ``bets``; ``certificates`` maps the index
+    ``k`` of each other positive bet to calls ``(G, n)`` of that bet (any calls in ``[0, 1]`` are feasible). Each
+    ``z[i]`` is the largest value the master's rows allow, then all are lowered by the most negative slack of the
+    other bets' rows. No solver tolerance enters, so the result is a lower bound on every strategy's objective up
+    to floating-point rounding (weak duality).
+    """
+    k_of = {int(b): k for k, b in enumerate(cols.positive)}
+    z = np.min([cols.rhs[:, b] - (_call_terms(cols, k_of[b], q[:, :, k_of[b]]) if b in k_of else 0.0)
+                for b in bets], axis=0)
+    shift = 0.0
+    for k in range(cols.positive.size):
+        if int(cols.positive[k]) in bets:
+            continue
+        calls = np.clip(certificates.get(k, np.zeros(cols.free.shape[:2])), 0.0, 1.0) * cols.free[:, :, k]
+        shift = min(shift, float(np.min(cols.rhs[:, cols.positive[k]] - z - _call_terms(cols, k, calls))))
+    return float(z.sum() + z.size * shift)
+
 
 def _call_terms(cols: _Columns, k: int, q: np.ndarray) -> np.ndarray:
     """``sum_{g, j} coef[g, j, k, :] q[g, j]`` gathered by player 1's card: shape ``(n,)``."""
@@ -358,7 +394,7 @@ def _call_terms(cols: _Columns, k: int, q: np.ndarray) -> np.ndarray:
     return np.bincount(cols.rows_i.reshape(-1), weights=w.reshape(-1), minlength=cols.rhs.shape[0])
 
 
-def _bounds(cols: _Columns, k: int, upper: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+def _bounds(cols: _Columns, k: int, upper: np.ndarray, x: np.ndarray) -> tuple[float, float, np.ndarray]:
     """Lower and upper bounds on the pricing value of positive bet ``k`` from one card mixture ``x``.
 
     ``x`` (shape ``(n,)``, non-negative, summing to 1) says with which cards player 1 would make the bet. Player
@@ -366,11 +402,13 @@ def _bounds(cols: _Columns, k: int, upper: np.ndarray, x: np.ndarray) -> tuple[f
     ``min_i (upper - calls)_i`` is a lower bound (the pricing value is a maximum over calls): ``>= 0`` proves the
     bet unprofitable without an LP. By duality the pricing value is also a minimum over mixtures, so the
     mixture's own value ``x . upper + sum max(0, gain(x))`` is an upper bound: ``< 0`` proves the bet profitable.
+    Returns ``(lower, upper, calls)`` with the calls (shape ``(G, n)``) that attain the lower bound.
     """
     gain = -np.einsum("gjm,jm->gj", cols.coef[:, :, k, :], x[cols.rows_i])
     call = cols.free[:, :, k] & (gain > 0.0)
-    lower = float(np.min(upper - _call_terms(cols, k, call.astype(np.float64))))
-    return lower, float(np.dot(x, upper) + gain[call].sum())
+    q = call.astype(np.float64)
+    lower = float(np.min(upper - _call_terms(cols, k, q)))
+    return lower, float(np.dot(x, upper) + gain[call].sum()), q
 
 
 def _price(h: highspy.Highs, cols: _Columns, k: int, z: np.ndarray, near: np.ndarray | None = None):
@@ -426,6 +464,7 @@ def _price_all(h: highspy.Highs, cols: _Columns, chosen: np.ndarray, x: np.ndarr
     """
     mixtures = memory.setdefault("x", {})
     calls = memory.setdefault("q", {})
+    certificates = memory.setdefault("certificates", {})
     in_k = np.flatnonzero(np.isin(cols.positive, chosen))
     out_k = np.flatnonzero(~np.isin(cols.positive, chosen))
     for k in in_k:
@@ -445,19 +484,23 @@ def _price_all(h: highspy.Highs, cols: _Columns, chosen: np.ndarray, x: np.ndarr
         neighbour = k - int(np.sign(k - nearest[pos])) if nearest[pos] >= 0 else k - 1
         upper = cols.rhs[:, cols.positive[k]] - z
         low, high = -np.inf, np.inf  # bounds on the pricing value
+        tried = []  # calls of this bet seen below; the best is kept as the bet's certificate
         if k in calls:
             low = float(np.min(upper - _call_terms(cols, k, calls[k])))
+            tried.append(calls[k])
         for cand in (k, neighbour):
             if low >= -eps or high < -eps:
                 break
             if cand in mixtures:
-                lo, hi = _bounds(cols, k, upper, mixtures[cand])
+                lo, hi, q_br = _bounds(cols, k, upper, mixtures[cand])
+                tried.append(q_br)
                 if lo >= -eps:
                     mixtures[k] = mixtures[cand]
                 low, high = max(low, lo), min(high, hi)
         near = mixtures.get(k, mixtures.get(neighbour))
         if low < -eps <= high and near is not None:
             t, x_k, q_k, its = _price(h, cols, k, z, near)
+            tried.append(q_k)
             n_lp += 1
             iterations += its
             low = max(low, t)
@@ -467,9 +510,12 @@ def _price_all(h: highspy.Highs, cols: _Columns, chosen: np.ndarray, x: np.ndarr
                 high = min(high, _bounds(cols, k, upper, x_k / max(x_k.sum(), 1e-300))[1])
         if low < -eps <= high:
             t, mixtures[k], calls[k], its = _price(h, cols, k, z)
+            tried.append(calls[k])
             n_lp += 1
             iterations += its
             low = high = t
+        if tried:
+            certificates[k] = max(tried, key=lambda q: float(np.min(upper - _call_terms(cols, k, q))))
         t_min = min(t_min, low)
         if high < -eps:
             violated.append((high, int(cols.positive[k])))
@@ -583,7 +629,7 @@ def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: flo
                 break
             x = np.zeros((n, n_bets))
             x[:, master.bets] = np.clip(x_sel, 0.0, None)
-            violated, t_min, _, its = _price_all(pricer, cols, np.asarray(master.bets), x, z, eps, memory)
+            violated, _, _, its = _price_all(pricer, cols, np.asarray(master.bets), x, z, eps, memory)
             iterations += its
             if not violated:
                 break
@@ -592,7 +638,8 @@ def _optimal(p: np.ndarray, v: np.ndarray, w: np.ndarray, game: BetGame, t0: flo
         if not res.ok:  # pragma: no cover
             continue
         x = _normalise(x, dead)
-        lp_opt = mean_value - ante + (res.objective + n * t_min) / g_count
+        lp_opt = mean_value - ante + _dual_bound(cols, master.bets, master.calls(), memory.get("certificates", {})
+                                                 ) / g_count
         worst = _p2_best_response_kernel(p, np.ascontiguousarray(np.broadcast_to(x, (g_count, n, n_bets))),
                                          game.bet_array, ante, _dummy(n, n_bets), False)
         expl = v - worst

@@ -70,6 +70,7 @@ from functools import cached_property
 import numpy as np
 
 from games.core.best_response import ExploitabilityResult, result_from_values
+from games.core.compilation import compiling
 from games.core.engine import Engine
 from games.core.policy import Policy
 from games.core.tree import Game
@@ -300,10 +301,12 @@ class CFRResult:
 
 
 def _compile(engine: Engine, params) -> float:
-    """Compile (or load from numba's cache) the kernels a run uses; seconds spent."""
+    """Compile (or load from numba's cache) the kernels a run uses; seconds spent. A compilation (the first run on
+    a machine) is announced on standard error (:func:`games.core.compilation.compiling`)."""
     t0 = time.perf_counter()
-    engine.iterate(0, 0, params)
-    engine.best_response_values()
+    with compiling():
+        engine.iterate(0, 0, params)
+        engine.best_response_values()
     engine.regret[:] = 0
     engine.avg[:] = 0
     engine.pred[:] = 0

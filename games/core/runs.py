@@ -10,6 +10,7 @@ from games.core import load_game
 from games.core.best_response import exploitability
 from games.core.cfr import solve_cfr
 from games.core.sequence_lp import solve_lp
+from rulelearn.validation import check_output_file
 
 __all__ = ["METHODS", "finite", "format_run", "solve_game"]
 
@@ -37,32 +38,37 @@ def solve_game(name: str, method: str, iterations: int = 100_000, target: float 
     dict
         ``game``, ``method``, ``value`` (to player 1), ``exploitability`` (NashConv / 2), ``nash_conv``,
         ``best_response_values``, ``exploitability_fraction_of_pot``, ``units`` (``"chips"``), ``iterations``,
-        ``seconds`` and the method's extras (simplex iterations and sequences; convergence and the variant's
-        parameters).
+        ``seconds`` (the solve, numba's one-off compilation excluded), ``compile_seconds`` (compiling or loading the
+        CFR kernels before the run; 0 for the LP, which compiles nothing) and the method's extras (simplex
+        iterations and sequences; convergence and the variant's parameters).
 
     Raises
     ------
     ValueError
-        On an unknown game or method, or ``plot`` with the LP.
+        On an unknown game or method, ``plot`` with the LP, or a ``plot`` file that cannot be written (its
+        directory missing or read-only; checked before solving).
     """
     method = str(method).strip().lower()
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if plot and method == "lp":
+        raise ValueError("--plot needs an iterative method (cfr, cfr+, dcfr)")
+    if plot:
+        check_output_file("--plot", plot)
     game = load_game(name)
     if method == "lp":
-        if plot:
-            raise ValueError("--plot needs an iterative method (cfr, cfr+, dcfr)")
         start = time.perf_counter()
         sol = solve_lp(game)
         seconds = time.perf_counter() - start
         expl = exploitability(game, sol.policy)
-        value, iters = sol.value, sol.simplex_iterations
+        value, iters, compile_seconds = sol.value, sol.simplex_iterations, 0.0
         extra = {"simplex_iterations": sol.simplex_iterations, "num_sequences": list(sol.num_sequences)}
     else:
         params = {k: v for k, v in overrides.items() if v is not None}
         res = solve_cfr(game, method, iterations=iterations, target=target, check_every=check_every,
                         progress=progress, **params)
         expl, value, iters, seconds = res.exploitability, res.value, res.iterations, res.seconds
+        compile_seconds = res.compile_seconds
         extra = {"converged": res.converged, "target": res.target,
                  "alpha": res.config.alpha, "beta": res.config.beta, "gamma": res.config.gamma}
         if plot:
@@ -73,7 +79,7 @@ def solve_game(name: str, method: str, iterations: int = 100_000, target: float 
     return {"game": game.name, "method": method, "value": value, "exploitability": expl.exploitability,
             "nash_conv": expl.nash_conv, "best_response_values": list(expl.best_response_values),
             "exploitability_fraction_of_pot": expl.exploitability_fraction_of_pot, "units": "chips",
-            "iterations": int(iters), "seconds": seconds, **extra}
+            "iterations": int(iters), "seconds": seconds, "compile_seconds": compile_seconds, **extra}
 
 
 def format_run(run: dict, plot: str | None = None) -> str:
@@ -86,6 +92,9 @@ def format_run(run: dict, plot: str | None = None) -> str:
              f"  NashConv             {run['nash_conv']:.6g} chips",
              f"  {label:<20} {run['iterations']}",
              f"  seconds              {run['seconds']:.4f}"]
+    if run["method"] != "lp":
+        lines.append(f"  compile seconds      {run['compile_seconds']:.4f} (numba kernels, compiled once and cached; "
+                     "not in seconds)")
     if plot:
         lines.append(f"  plot                 {plot}")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from games.core.highs import quiet_highs
 from games.core.policy import Policy
 from games.core.tree import Game
 
@@ -217,9 +218,7 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     col_upper = np.full(num_col, inf)
     row_lower = np.concatenate((np.full(n2, -inf), e))
     row_upper = np.concatenate((np.zeros(n2), e))
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h = quiet_highs()
     h.setOptionValue("primal_feasibility_tolerance", tolerance)
     h.setOptionValue("dual_feasibility_tolerance", tolerance)
     lp = highspy.HighsLp()

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from games.core.compilation import compiling
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.family import HoldemRiverFamily
 from hunl.distill.fundamental import RULE_80_20, RULE_ALL_IN, SolvedEndgame, rule_statistics, rules_from_tree
@@ -102,17 +103,18 @@ def libratus_scores(model, policies: dict) -> list[dict]:
         game = HoldemEndgame(e.board, e.normalised_reach(), pot=e.pot, stack=e.stack_remaining,
                              bet_sizes=LIBRATUS_SIZES, raise_cap=1000, big_blind=e.big_blind)
         target = 0.1 if e.street == "river" else 0.5
-        t0 = time.perf_counter()
         sol = solve_endgame(game, "dcfr", iterations=2000, target_pct_pot=target, check_every=50)
         row = {"endgame": name, "street": e.street, "pot": e.pot, "nodes": int(game.tree.n_nodes),
                "hands": list(game.num_hands), "dcfr_iterations": sol.iterations,
-               "dcfr_pct_pot": sol.exploitability_pct_pot, "solve_s": time.perf_counter() - t0, "policies": {}}
+               "dcfr_pct_pot": sol.exploitability_pct_pot, "solve_s": sol.seconds,
+               "compile_s": sol.compile_seconds, "policies": {}}
         for pname, chooser in policies.items():
             t1 = time.perf_counter()
-            ev = evaluate_policy(game, play(game, chooser), sol.result.policy)
+            with compiling() as compiled:
+                ev = evaluate_policy(game, play(game, chooser), sol.result.policy)
             row["policies"][pname] = {"exploitability_pct_pot": ev.exploitability_pct_pot,
                                       "exploitability_mbb": ev.exploitability_mbb, "ev_pct_pot": ev.ev_pct_pot,
-                                      "ev_mbb": ev.ev_mbb, "seconds": time.perf_counter() - t1}
+                                      "ev_mbb": ev.ev_mbb, "seconds": time.perf_counter() - t1 - compiled.seconds}
         print(f"   {name}: DCFR {sol.exploitability_pct_pot:.3f}% pot; " + ", ".join(
             f"{k} {v['exploitability_pct_pot']:.1f}%" for k, v in row["policies"].items()), flush=True)
         out.append(row)

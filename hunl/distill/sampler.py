@@ -584,7 +584,9 @@ class EndgameSampler:
             bets = 1 in BAYES_LINES[line]
             turn_pot = float(max(2, 2 * round(pot / (1.0 + 2.0 * BAYES_SIZES.bets[0]) / 2))) if bets else pot
             if turn_pot not in solved:
-                game = HoldemEndgame(list(turn_board), priors, pot=turn_pot, stack=stack + (pot - turn_pot) / 2.0,
+                # a range's weights lie in [0, 1]: scale each prior by a power of 2 (exact; the deal is the same)
+                scaled = priors * 2.0 ** -np.ceil(np.log2(priors.max(axis=1, keepdims=True)))
+                game = HoldemEndgame(list(turn_board), scaled, pot=turn_pot, stack=stack + (pot - turn_pot) / 2.0,
                                      bet_sizes=BAYES_SIZES, raise_cap=0, big_blind=self.big_blind)
                 sol = solve_endgame(game, "dcfr", iterations=self.bayes_iterations,
                                     check_every=self.bayes_iterations)

@@ -147,6 +147,7 @@ def _print(args, sol, push, call, shown, cards, sc_cost, rounded, mixed) -> None
             "stack": sol.stack, "ante": sol.ante, "small_blind": sol.small_blind, "method": sol.method,
             "hands": sol.hands, "value_bb": sol.value, "value_bounds_bb": list(sol.value_bounds),
             "exploitability_mbb": sol.exploitability_mbb, "seconds": sol.seconds,
+            "compile_seconds": sol.compile_seconds,
             "push_share": _share(push), "call_share": _share(call),
             "push_range": _range_text(push), "call_range": _range_text(call), "mixed": mixed,
             "rule_cards": cards, "rounded_chart_cost_mbb": rounded, "sklansky_chubukov_cost_mbb": sc_cost,

@@ -25,6 +25,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from games.core.highs import quiet_highs
 from hunl.poker.cards import NUM_CLASSES
 from hunl.preflop.game import PushFoldGame
 from hunl.preflop.solve import StackSweep
@@ -142,9 +143,7 @@ def optimal_clauses(sweep: StackSweep, rows, player: int, members: np.ndarray, m
             np.full(sj.size, np.inf))
     mat = sp.csc_matrix((np.concatenate(blocks_v), (np.concatenate(blocks_r), np.concatenate(blocks_c))),
                         shape=(row0, n))
-    hs = highspy.Highs()
-    hs.setOptionValue("output_flag", False)
-    hs.setOptionValue("threads", 1)
+    hs = quiet_highs()
     hs.setOptionValue("time_limit", float(time_limit))
     hs.setOptionValue("mip_rel_gap", 1e-9)
     lp = highspy.HighsLp()

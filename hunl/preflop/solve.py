@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.core import exploitability, solve_cfr, solve_lp
+from games.core.compilation import compiling
 from hunl.poker.cards import NUM_CLASSES, grid_average
 from hunl.preflop.game import PushFoldGame, check_nonnegative, check_positive
 
@@ -53,7 +54,9 @@ class PushFoldSolution:
     iterations : int
         Simplex iterations (LP) or DCFR iterations.
     seconds : float
-        Wall time of solving and certifying.
+        Wall time of solving and certifying, numba's one-off compilation excluded.
+    compile_seconds : float
+        Wall time spent compiling numba kernels on the way (the first run on a machine; 0 once they are cached).
     """
 
     stack: float
@@ -68,6 +71,7 @@ class PushFoldSolution:
     exploitability: float
     iterations: int
     seconds: float
+    compile_seconds: float = 0.0
 
     @property
     def exploitability_mbb(self) -> float:
@@ -128,20 +132,21 @@ def solve_pushfold(stack, ante=0.0, method: str = "lp", hands: str = "classes", 
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     start = time.perf_counter()
-    g = PushFoldGame(stack, ante, hands=hands, small_blind=small_blind) if game is None else game
-    if method == "lp":
-        sol = solve_lp(g)
-        policy, iterations = sol.policy, sol.simplex_iterations
-    else:
-        target = check_positive("target_mbb", target_mbb) / 1000.0
-        res = solve_cfr(g, "dcfr", iterations=max_iterations, target=target, check_every=check_every)
-        policy, iterations = res.policy, res.iterations
-    ex = exploitability(g, policy)
+    with compiling() as compiled:
+        g = PushFoldGame(stack, ante, hands=hands, small_blind=small_blind) if game is None else game
+        if method == "lp":
+            sol = solve_lp(g)
+            policy, iterations = sol.policy, sol.simplex_iterations
+        else:
+            target = check_positive("target_mbb", target_mbb) / 1000.0
+            res = solve_cfr(g, "dcfr", iterations=max_iterations, target=target, check_every=check_every)
+            policy, iterations = res.policy, res.iterations
+        ex = exploitability(g, policy)
     push, call = g.strategies(policy)
     br_sb, br_bb = ex.best_response_values
     return PushFoldSolution(g.stack, g.ante, g.small_blind, g.hands, method, push, call, float(ex.policy_values[0]),
                             (float(-br_bb), float(br_sb)), float(ex.exploitability), int(iterations),
-                            time.perf_counter() - start)
+                            time.perf_counter() - start - compiled.seconds, compiled.seconds)
 
 
 @dataclass(frozen=True, eq=False)

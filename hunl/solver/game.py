@@ -25,6 +25,7 @@ from games.core.terminals import card_showdown_evaluator, cards_block
 from games.core.tree import TERMINAL, Game
 from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, COMBO_LABELS, check_board, format_card
 from hunl.poker.ranges import check_range, parse_range
+from hunl.solver.limits import check_big_blind
 from hunl.solver.tree import STREETS, BetSizes, BettingTree, TreeConfig, build_tree, suit_symmetries
 
 __all__ = ["DENSE_LIMIT", "HoldemEndgame"]
@@ -62,7 +63,7 @@ class HoldemEndgame(Game):
         3 cards (flop endgame), 4 (turn) or 5 (river), e.g. ``"7s9h9cTc"``; no card repeated.
     ranges : sequence of two (str or array_like of shape (1326,))
         Player 1's (out of position, first to act) and player 2's range: a range string in solver syntax
-        (``"AA,KQs,T9s-76s"``, see :func:`hunl.poker.ranges.parse_range`) or nonnegative weights per combo in the
+        (``"AA,KQs,T9s-76s"``, see :func:`hunl.poker.ranges.parse_range`) or weights in ``[0, 1]`` per combo in the
         order of :mod:`hunl.poker.cards` (e.g. Libratus reach probabilities). Weights need not sum to 1.
     pot : float
         Chips in the pot at the start of the endgame; each player has put in half.
@@ -90,9 +91,10 @@ class HoldemEndgame(Game):
     ------
     ValueError
         A malformed or repeated board card, a board of the wrong size, a malformed range string, weights that
-        are negative, NaN or of the wrong shape, positive weight on a combo that conflicts with the board
+        are negative, above 1, NaN or of the wrong shape, positive weight on a combo that conflicts with the board
         (unless ``drop_board_conflicts``), an empty range, two ranges with no compatible pair of hands, a pot that
-        is not positive, a negative stack, or bad sizes.
+        is not positive, a negative stack, chip amounts beyond :data:`hunl.solver.limits.MAX_CHIPS`, or bad
+        sizes.
 
     Attributes
     ----------
@@ -124,10 +126,7 @@ class HoldemEndgame(Game):
         if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
         self.storage_dtype = dt
-        bb = float(big_blind)
-        if not np.isfinite(bb) or bb <= 0:
-            raise ValueError(f"big_blind must be a positive number of chips, got {big_blind!r}")
-        self.big_blind = bb
+        self.big_blind = check_big_blind(big_blind)
         if isinstance(ranges, (str, bytes)) or len(ranges) != 2:
             raise ValueError("ranges must hold two ranges (player 1's, player 2's)")
         weights = np.zeros((2, 1326))
@@ -137,7 +136,7 @@ class HoldemEndgame(Game):
                 w = parse_range(r, board=self.board)
                 weights[p] = check_range(w, board=self.board, name=name, bounded=True)
             else:
-                weights[p] = check_range(r, board=self.board, name=name, bounded=False,
+                weights[p] = check_range(r, board=self.board, name=name, bounded=True,
                                          drop_board_conflicts=drop_board_conflicts)
         self.weights = weights
         self.pot = self.config.pot

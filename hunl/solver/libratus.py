@@ -9,7 +9,8 @@ the Libratus blueprint. The files come from the MIT-licensed DDCFR repository (r
 File format, one field a line: ``-round 3`` (3 = turn, 4 = river), ``-board 7s9h9cTc``, ``-pot 500`` (chips,
 half from each player) and ``-reach`` followed by 2,652 numbers: 1,326 for the out-of-position player (first
 to act on the round), then 1,326 for the button, in the combo order of :mod:`hunl.poker.cards`. Blinds are 50/100
-and stacks 20,000 chips at the start of the hand.
+and stacks 20,000 chips at the start of the hand. A file must be UTF-8 and end with a newline: one cut inside its
+last number still holds 2,652 numbers, so a missing final newline is refused as a truncation.
 
 >>> game = load_endgame("subgame1")
 >>> game.street, format_cards(game.board), game.pot, game.stack_remaining
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hunl.poker.cards import COMBO_LABELS, NUM_COMBOS, board_conflicts, check_board, format_cards
+from rulelearn.validation import read_text_file
 
 __all__ = [
     "ENDGAMES",
@@ -202,7 +204,12 @@ def _resolve(path_or_name) -> Path:
 
 def _read_fields(path: Path) -> dict[str, list[str]]:
     fields: dict[str, list[str]] = {}
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    text = read_text_file(path)
+    if text.strip() and not text.endswith("\n"):
+        # a file cut inside its last line would otherwise pass: its last number, shortened, is still a number
+        raise ValueError(f"{path}: does not end with a newline, so it is truncated (its last value may be cut "
+                         "short); if the file is complete, add a newline at its end")
+    for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if not parts:
             continue

@@ -19,7 +19,7 @@ Files (``write_outputs``):
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
     :meth:`hunl.solver.solve.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
-    iterations; seconds; memory; convergence log), plus the spot's description under ``"spot"`` when given.
+    iterations; seconds of the solve and, apart, ``compile_seconds`` of numba's kernels; memory; convergence log), plus the spot's description under ``"spot"`` when given.
 ``first_decision.png``
     The root decision on the 13x13 hand grid (rows/columns A..2, suited hands above the diagonal, offsuit
     below, pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1,
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -292,12 +293,23 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
 
 
 def write_summary(solution, path, spot=None) -> Path:
-    """Write :meth:`EndgameSolution.summary` (plus ``spot.to_dict()`` under ``"spot"``) as JSON."""
+    """Write :meth:`EndgameSolution.summary` (plus ``spot.to_dict()`` under ``"spot"``) as JSON.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if a figure is NaN or infinite (strict JSON has no such number; nothing is written).
+    """
     out = solution.summary()
     if spot is not None:
         out["spot"] = spot.to_dict()
     path = Path(path)
-    path.write_text(json.dumps(out, indent=1) + "\n")
+    try:
+        text = json.dumps(out, indent=1, allow_nan=False)
+    except ValueError:
+        bad = [k for k, v in out.items() if isinstance(v, float) and not math.isfinite(v)]
+        raise ValueError(f"{path}: not written: the summary holds non-finite figures {bad or ''}") from None
+    path.write_text(text + "\n")
     return path
 
 

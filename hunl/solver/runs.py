@@ -8,6 +8,7 @@ from pathlib import Path
 from hunl.solver.output import write_outputs
 from hunl.solver.solve import solve_endgame
 from hunl.solver.spot_files import load_spot
+from rulelearn.validation import check_output_dir
 
 __all__ = ["OPTION_OF_FIELD", "format_solution", "solve_spot_file", "solution_record"]
 
@@ -44,7 +45,8 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
     Raises
     ------
     ValueError, TypeError, FileNotFoundError
-        On a bad spot or override; an override's error names its command-line option (:data:`OPTION_OF_FIELD`).
+        On a bad spot or override; an override's error names its command-line option (:data:`OPTION_OF_FIELD`);
+        an output directory that cannot be written (``--out``: a file, or read-only), checked before solving.
     """
     def say(msg: str) -> None:
         if not quiet:
@@ -59,6 +61,7 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
         for field, option in OPTION_OF_FIELD.items():
             msg = msg.replace(field, option)
         raise ValueError(msg) from None
+    out_dir = check_output_dir("--out", out if out else Path("data") / "spots" / spot.name)
     say(f"spot {spot.describe()}")
     for key, removed, text in zip(("oop", "ip"), spot.board_removed, spot.range_text):
         if removed:
@@ -66,7 +69,6 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
     game = spot.game(dtype=dtype)
     say(f"game {game.describe()}")
     solution = solve_endgame(game, spot.solver, progress=not quiet)
-    out_dir = Path(out) if out else Path("data") / "spots" / spot.name
     files = write_outputs(solution, out_dir, spot=spot, full_json=full_json, plot=plot)
     return spot, solution, files
 
@@ -82,7 +84,8 @@ def format_solution(spot, solution, files) -> str:
     s = solution.summary()
     lines = [f"{spot.name}: {s['street']} {s['board']}, pot {s['pot']:g}, stack {s['stack']:g}, "
              f"hands {s['hands'][0]} x {s['hands'][1]}, {s['nodes']} nodes",
-             f"  {s['algorithm']}: {s['iterations']} iterations in {s['seconds']:.2f} s, "
+             f"  {s['algorithm']}: {s['iterations']} iterations in {s['seconds']:.2f} s (kernels compiled or loaded "
+             f"in {s['compile_seconds']:.2f} s before), "
              f"peak memory {s['peak_memory_mb']:.0f} MiB",
              f"  exploitability {s['exploitability_chips']:.4g} chips = {s['exploitability_pct_pot']:.4g}% of the "
              f"pot = {s['exploitability_mbb_per_game']:.4g} mbb/g",

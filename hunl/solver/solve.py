@@ -62,7 +62,10 @@ class EndgameSolution:
         put in before the endgame (see :mod:`hunl.solver.tree`).
     iterations : int
     seconds : float
-        Wall time of the solve (exploitability checks included), seconds.
+        Wall time of the solve (exploitability checks included, numba's one-off compilation excluded), seconds.
+    compile_seconds : float
+        Wall time spent compiling the solver's kernels (the first run on a machine) or loading them from numba's
+        cache before the solve, seconds.
     peak_memory_mb : float
         Peak resident memory of the process after the solve, MiB.
     memory_estimate_mb : float
@@ -79,6 +82,7 @@ class EndgameSolution:
     value_chips: float
     iterations: int
     seconds: float
+    compile_seconds: float
     peak_memory_mb: float
     memory_estimate_mb: float
 
@@ -96,6 +100,7 @@ class EndgameSolution:
             "algorithm": self.algorithm,
             "iterations": self.iterations,
             "seconds": round(self.seconds, 3),
+            "compile_seconds": round(self.compile_seconds, 3),
             "exploitability_chips": self.exploitability_chips,
             "exploitability_pct_pot": self.exploitability_pct_pot,
             "exploitability_bb_per_hand": self.exploitability_bb,
@@ -182,4 +187,5 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
         seconds=float(result.seconds),
         peak_memory_mb=peak_memory_mb(),
         memory_estimate_mb=float(estimate),
+        compile_seconds=float(result.compile_seconds),
     )

@@ -26,6 +26,7 @@ from hunl.poker.cards import (
 )
 from hunl.poker.ranges import check_range
 from hunl.solver.libratus import LibratusEndgame
+from hunl.solver.limits import check_big_blind, check_chips
 from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 from rulelearn.validation import check_int
@@ -159,9 +160,11 @@ class Spot:
         stack = _number(self.stack, "stack")
         if stack < 0:
             raise ValueError(f"stack (chips behind each player) must be >= 0, got {self.stack!r}")
+        check_chips(pot, stack)  # chip amounts exact and finite (hunl.solver.limits)
         bb = _number(self.big_blind, "big_blind")
         if bb <= 0:
             raise ValueError(f"big_blind must be a positive number of chips, got {self.big_blind!r}")
+        bb = check_big_blind(bb)
         set_(self, "pot", pot)
         set_(self, "stack", stack)
         set_(self, "big_blind", bb)
@@ -301,7 +304,7 @@ def _check_ranges(ranges, board) -> np.ndarray:
             raise ValueError(f"{name} has positive weight on {int(bad.sum())} combo(s) holding a board card "
                              f"({_first_labels(bad)}); those hands cannot be dealt with board "
                              f"{format_cards(board)}")
-        check_range(w[p], name=name, bounded=False)
+        check_range(w[p], name=name, bounded=True)
     if not float(w[0] @ unblocked_sums(w[1])) > 0:
         raise ValueError("ranges: no hand of oop can be dealt together with a hand of ip "
                          "(every pair shares a card)")

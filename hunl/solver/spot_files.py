@@ -82,6 +82,7 @@ from hunl.poker.ranges import check_range, parse_range
 from hunl.solver.libratus import ENDGAMES, LibratusEndgame, load_endgame
 from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
+from rulelearn.validation import read_text_file
 
 try:  # Python >= 3.11
     import tomllib
@@ -133,7 +134,7 @@ def _read_weights_file(path: Path, name: str):
             return np.load(path, allow_pickle=False)
         except (ValueError, OSError) as exc:
             raise ValueError(f"{name}: cannot read {str(path)!r} as a .npy array ({exc})") from None
-    lines = [ln.strip() for ln in path.read_text().splitlines()]
+    lines = [ln.strip() for ln in read_text_file(path).splitlines()]
     text = ",".join(ln.strip(", ") for ln in lines if ln and not ln.startswith("#"))
     if not text:
         raise ValueError(f"{name}: range file {str(path)!r} is empty")
@@ -179,7 +180,7 @@ def _parse_range(value, board, name: str, base_dir: Path | None):
         if arr.shape != (NUM_COMBOS,):
             raise ValueError(f"{name}: a weight list must hold 1,326 numbers (one per combo), "
                              f"got shape {arr.shape}")
-        w = check_range(arr, name=name, bounded=False)
+        w = check_range(arr, name=name, bounded=True)
         bad = conflicts & (w > 0)
         if np.any(bad):
             if not np.any((w > 0) & ~conflicts):
@@ -420,13 +421,12 @@ def load_spot(path) -> Spot:
         if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
             raise ValueError(f"{p}: reading TOML needs Python >= 3.11 or the tomli package")
         try:
-            with open(p, "rb") as fh:
-                data = tomllib.load(fh)
+            data = tomllib.loads(read_text_file(p))
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{p}: not valid TOML: {exc}") from None
     elif suffix == ".json":
         try:
-            data = json.loads(p.read_text())
+            data = json.loads(read_text_file(p))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}: not valid JSON: {exc}") from None
     elif _is_libratus_file(p) or p.stem in ENDGAMES:

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, PublicTree
+from hunl.solver.limits import MAX_POT_FRACTION, check_chips
 from rulelearn.validation import check_int, check_real
 
 __all__ = [
@@ -73,8 +74,8 @@ def _fractions(name: str, values) -> tuple[float, ...]:
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a list of pot fractions, got {values!r}") from None
     for v in out:
-        if not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must hold positive finite pot fractions, got {v!r}")
+        if not math.isfinite(v) or v <= 0 or v > MAX_POT_FRACTION:
+            raise ValueError(f"{name} must hold positive finite pot fractions of at most 2**20, got {v!r}")
     return tuple(sorted(set(out)))
 
 
@@ -156,6 +157,7 @@ class TreeConfig:
         object.__setattr__(self, "street", street)
         object.__setattr__(self, "pot", check_real("pot", self.pot, 0.0, low_open=True))
         object.__setattr__(self, "stack", check_real("stack", self.stack, 0.0))
+        check_chips(self.pot, self.stack)
         object.__setattr__(self, "allin_threshold", check_real("allin_threshold", self.allin_threshold, 0.0))
         object.__setattr__(self, "raise_cap", check_int("raise_cap", self.raise_cap, 0))
         for name in ("flop", "turn", "river"):

@@ -1,10 +1,11 @@
 """Solution databases: solved game instances in checksummed Parquet shards, generated in parallel, resumable.
 
-Layout of a database directory (format 2)::
+Layout of a database directory (format 3)::
 
     _manifest.json                      family name and config, seed, format version, and per shard its row
                                         count, size in bytes and sha256 (recorded before the shard appears)
-    games-000000000-000000250.parquet   games 0 .. 249 (one row per game)
+    games-000000000-000000250.parquet   games 0 .. 249 (one row per game); its Parquet metadata holds its own
+                                        record: range, family, config, seed and a checksum of its contents
     ...
     .games-000000250-000000500.parquet.tmp   a shard being written (hidden)
     .lock                               held by the process generating into the directory
@@ -12,8 +13,9 @@ Layout of a database directory (format 2)::
 The directory is a plain Parquet dataset: names starting with ``_`` or ``.`` are skipped by Parquet readers, so
 ``pandas.read_parquet(path)``, ``pyarrow.dataset.dataset(path)`` and ``dask.dataframe.read_parquet(path)`` read
 the shards directly (unchecked; :meth:`SolutionDatabase.load` and :meth:`SolutionDatabase.to_dask` check them).
-Format 1 (a ``manifest.json`` without checksums) is still read, with the checksum test skipped, and is upgraded
-to format 2 by the next :meth:`SolutionDatabase.generate` (which first validates its shards).
+Formats 1 (a ``manifest.json`` without checksums) and 2 (shards without their own record) are still read; the
+next :meth:`SolutionDatabase.generate` upgrades the manifest (after validating the shards) and writes new shards
+in format 3.
 
 Generation. Game ``k`` depends only on ``(seed, k)``. A worker (a local process, or a Dask worker) solves one
 shard, checks it, encodes it as Parquet bytes and returns them with their sha256; only the generating process
@@ -22,19 +24,24 @@ manifest, then renames the file into place. A run killed at any moment therefore
 shards (a temporary file whose checksum was already recorded is renamed into place by the next run); a restart
 solves exactly the game ids not covered by a shard. The workers need no access to the database directory.
 
-Integrity. Every shard read by :meth:`~SolutionDatabase.load`, :meth:`~SolutionDatabase.to_pandas`,
-:meth:`~SolutionDatabase.to_dask` and :meth:`~SolutionDatabase.verify` is checked: size and sha256 against the
-manifest, readable Parquet footer, ``stop - start`` rows, ids exactly ``start .. stop-1``, no null value, no NaN
-in any floating column of a verified game, the same columns as the other shards; and the directory is checked for
-shards missing from the manifest, shards the manifest lists that are gone, and overlapping shards. Any failure
-raises :class:`CorruptShardError` naming every bad file and what is wrong; nothing is skipped silently.
-:meth:`~SolutionDatabase.generate` refuses to extend a database with a bad shard unless ``repair=True``, which
-deletes exactly the bad shards and solves their ranges again.
+Integrity. Nothing is read that cannot be checked. Every shard read by :meth:`~SolutionDatabase.load`,
+:meth:`~SolutionDatabase.to_pandas`, :meth:`~SolutionDatabase.to_dask` and :meth:`~SolutionDatabase.verify` is
+checked: size and sha256 against the manifest, readable Parquet footer, its own record (range and database),
+``stop - start`` rows, ids exactly ``start .. stop-1``, no null value, no NaN in any floating column of a
+verified game, the same columns as the other shards; and the directory is checked for shards missing from the
+manifest, shards the manifest lists that are gone, overlapping shards and foreign Parquet files (which a reader
+of the directory would mix in). Any failure raises :class:`CorruptShardError` naming every bad file and what is
+wrong; a missing (while shards are present) or unreadable manifest raises :class:`CorruptManifestError` naming
+it. Nothing is skipped silently. :meth:`~SolutionDatabase.generate` refuses to extend such a database unless
+``repair=True``: then a missing or unreadable manifest is rebuilt, every shard the manifest does not vouch for is
+checked against its own record and content checksum (an intact one is recorded again, not re-solved), and
+exactly the shards that fail are deleted and solved again. Foreign files are never deleted.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -50,6 +57,7 @@ from rulelearn.data.shards import (
     FORMAT_VERSION,
     MANIFEST,
     REPAIR_HINT,
+    CorruptManifestError,
     CorruptShardError,
     ShardDirectory,
     ShardPayload,
@@ -62,8 +70,8 @@ from rulelearn.data.shards import (
 from rulelearn.family import GameFamily, load_family
 from rulelearn.validation import check_int
 
-__all__ = ["SolutionDatabase", "GenerationReport", "DatabaseCheck", "CorruptShardError", "FORMAT_VERSION",
-           "MANIFEST", "shard_name"]
+__all__ = ["SolutionDatabase", "GenerationReport", "DatabaseCheck", "CorruptManifestError", "CorruptShardError",
+           "FORMAT_VERSION", "MANIFEST", "shard_name"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,15 @@ class GenerationReport:
         ``"serial"``, ``"processes"`` or ``"dask"``.
     repaired : tuple of str
         Shards found bad, deleted and solved again (``repair=True``).
+    adopted : tuple of str
+        Shards the manifest did not vouch for (unrecorded, or the manifest was missing or unreadable) that passed
+        the check against their own embedded record and content checksum, and were recorded again
+        (``repair=True``).
+    manifest_rebuilt : bool
+        The manifest was missing or unreadable and was written anew (``repair=True``; an unreadable one is kept
+        beside it as ``_manifest.json.broken``).
+    problems : dict of str to str
+        What was wrong with each shard of ``repaired``.
     """
 
     n_games: int
@@ -95,6 +112,9 @@ class GenerationReport:
     workers: int
     backend: str = "processes"
     repaired: tuple[str, ...] = ()
+    adopted: tuple[str, ...] = ()
+    manifest_rebuilt: bool = False
+    problems: dict = field(default_factory=dict)
 
     @property
     def games_per_second(self) -> float:
@@ -139,9 +159,9 @@ class DatabaseCheck:
 
 
 
-def _solve_shard(family: GameFamily, seed: int, start: int, stop: int) -> ShardPayload:  # pragma: no cover
-    """The task a worker runs: solve games ``start .. stop-1`` and encode them."""
-    return encode_shard(family.solve_range(seed, start, stop), start, stop)
+def _solve_shard(family: GameFamily, identity: dict, start: int, stop: int) -> ShardPayload:  # pragma: no cover
+    """The task a worker runs: solve games ``start .. stop-1`` and encode them with the database's identity."""
+    return encode_shard(family.solve_range(identity["seed"], start, stop), start, stop, identity)
 
 
 class SolutionDatabase(ShardDirectory):
@@ -170,12 +190,21 @@ class SolutionDatabase(ShardDirectory):
         Raises
         ------
         FileNotFoundError
-            If the database has no manifest.
+            If the directory holds neither a manifest nor a shard.
+        CorruptManifestError
+            If the manifest is missing (while shards are present) or unreadable.
+        ValueError
+            If the family rebuilt from the recorded name and parameters does not have the recorded config (a
+            database generated from a family object whose parameters were not recorded).
         """
-        m = self.manifest
-        if m is None:
-            raise FileNotFoundError(f"{self.path} is not a solution database (no {MANIFEST})")
-        return load_family(m["family"], **m.get("family_params", {}))
+        m = self.require_manifest()
+        family = load_family(m["family"], **m.get("family_params", {}))
+        config = json.loads(json.dumps(family.config()))
+        if m.get("config") is not None and config != m["config"]:
+            raise ValueError(f"{self.path}: the family {m['family']!r} rebuilt from the recorded parameters "
+                             f"{m.get('family_params', {})} has config {config}, but the database records "
+                             f"{m['config']}; load it with the family object it was generated with")
+        return family
 
     def __len__(self) -> int:
         return int(sum(b - a for a, b, _ in self.shards()))
@@ -196,21 +225,25 @@ class SolutionDatabase(ShardDirectory):
         Raises
         ------
         FileNotFoundError
-            If the directory is not a solution database (no manifest).
+            If the directory holds neither a manifest nor a shard.
+        CorruptManifestError
+            If the manifest is missing (while shards are present) or unreadable: it is named, and no shard is
+            trusted without it.
         CorruptShardError
-            With ``strict=True``, if any shard is bad; it names every bad file and what is wrong.
+            With ``strict=True``, if any shard is bad; it names every bad file and what is wrong (foreign Parquet
+            files in the directory included).
         """
         t0 = time.perf_counter()
-        if self.manifest is None:
-            raise FileNotFoundError(f"{self.path} is not a solution database (no {MANIFEST})")
-        shards, records, problems, _ = self._scan()
+        manifest = self.require_manifest()
+        shards, records, problems, _ = self._scan(manifest)
+        identity = self.identity(manifest)
         n_games = n_unverified = n_sum = 0
         for a, b, f in shards:
             if f.name in problems:
                 continue
             record = records.get(f.name)
             try:
-                table = _read_shard(f, a, b, record)
+                table = _read_shard(f, a, b, record, identity=identity)
             except _Bad as exc:
                 problems[f.name] = str(exc)
                 continue
@@ -222,16 +255,28 @@ class SolutionDatabase(ShardDirectory):
         return DatabaseCheck(str(self.path), len(shards), n_games, n_unverified, n_sum, dict(sorted(problems.items())),
                              time.perf_counter() - t0)
 
-    def _prepare(self, family: GameFamily, seed: int, family_params: dict) -> tuple[dict, bool]:
-        """Create or check the manifest (under the lock); returns it in format 2 and whether it was format 1."""
-        want = {"format": FORMAT_VERSION, "family": family.name, "family_params": family_params,
-                "config": family.config(), "seed": int(seed)}
-        have = self.manifest
+    def _prepare(self, family: GameFamily, seed: int, family_params: dict, repair: bool) -> tuple[dict, bool, bool]:
+        """Create or check the manifest (under the lock); returns it in the current format, whether it was format 1,
+        and whether it was rebuilt (missing or unreadable while shards are present; ``repair`` only)."""
+        want = json.loads(json.dumps({"format": FORMAT_VERSION, "family": family.name, "family_params": family_params,
+                                      "config": family.config(), "seed": int(seed)}))
+        try:
+            have = self.manifest
+        except CorruptManifestError as exc:
+            if not repair:
+                raise
+            os.replace(exc.path, exc.path.with_name(exc.path.name + ".broken"))  # kept for inspection
+            (self.path / _LEGACY_MANIFEST).unlink(missing_ok=True)
+            have = None
         if have is None:
+            present = sorted(f.name for f in self.path.glob("games-*.parquet"))
+            if present and not repair:
+                raise CorruptManifestError(self.path / MANIFEST, f"missing while {len(present)} shard(s) are "
+                                           "present: their checksums are gone, so none is trusted")
             manifest = dict(want, shards={})
             self._write_manifest(manifest)
-            return manifest, False
-        if have.get("format") not in (1, FORMAT_VERSION):
+            return manifest, False, bool(present)
+        if have.get("format") not in (1, 2, FORMAT_VERSION):
             raise ValueError(f"{self.path} has database format {have.get('format')!r}; this version of rulelearn "
                              f"reads formats 1 to {FORMAT_VERSION}")
         diff = {k: (have.get(k), want[k]) for k in want if k != "format" and have.get(k) != want[k]}
@@ -240,7 +285,7 @@ class SolutionDatabase(ShardDirectory):
                 f"{self.path} holds a different database ({diff} as stored vs requested); "
                 "use another directory or the stored seed and game parameters"
             )
-        return dict(want, shards=dict(have.get("shards", {}))), have.get("format") == 1
+        return dict(want, shards=dict(have.get("shards", {}))), have.get("format") == 1, False
 
     def generate(self, family: GameFamily | str, n_games: int, seed: int = 0, shard_size: int = 250,
                  workers: int | None = None, progress: bool = True, family_params: dict | None = None,
@@ -274,8 +319,10 @@ class SolutionDatabase(ShardDirectory):
             game package) installed, not the database directory: they return the encoded shards to this
             process, which writes them.
         repair : bool, default False
-            If stored shards are bad, delete exactly those and solve their games again (reported in
-            ``GenerationReport.repaired``) instead of raising :class:`CorruptShardError`.
+            Instead of raising :class:`CorruptShardError` or :class:`CorruptManifestError`: rebuild a missing or
+            unreadable manifest; check every shard the manifest does not vouch for against its own embedded record
+            and content checksum, and record again those that pass (``GenerationReport.adopted``); delete the
+            others and solve their games again (``GenerationReport.repaired``). Foreign files are never deleted.
 
         Returns
         -------
@@ -287,7 +334,11 @@ class SolutionDatabase(ShardDirectory):
             If ``n_games`` or ``shard_size`` is not a positive integer, ``workers`` is not a positive integer, or
             the directory holds a database of another family, config or seed.
         CorruptShardError
-            If a stored shard is bad and ``repair`` is false (a ``ValueError``; it names the files).
+            If a stored shard is bad and ``repair`` is false, or the directory holds foreign Parquet files (a
+            ``ValueError``; it names the files).
+        CorruptManifestError
+            If the manifest is unreadable, or missing while shards are present, and ``repair`` is false (a
+            ``ValueError``; it names the file).
         TypeError
             If ``scheduler`` is not an address, ``Client`` or ``Cluster``.
         ImportError
@@ -308,9 +359,14 @@ class SolutionDatabase(ShardDirectory):
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise RuntimeError(f"another process is generating into {self.path}") from None
-            manifest, legacy = self._prepare(fam, seed, params)
+            foreign = self.foreign_files()
+            if foreign:  # never deleted, not even by repair: this database did not write them
+                raise CorruptShardError(self.path, {name: "not a shard of this database" for name in foreign},
+                                        "Move them out of the database directory (Parquet readers of the directory "
+                                        "would read them with the shards); --repair never deletes them")
+            manifest, legacy, rebuilt = self._prepare(fam, seed, params, repair)
             self._recover_temporaries(manifest)
-            problems = self._check_stored(manifest, adopt=legacy)
+            problems, adopted = self._check_stored(manifest, legacy, repair)
             repaired: tuple[str, ...] = ()
             if problems:
                 if not repair:
@@ -319,7 +375,7 @@ class SolutionDatabase(ShardDirectory):
                     (self.path / name).unlink(missing_ok=True)
                     manifest["shards"].pop(name, None)
                 repaired = tuple(sorted(problems))
-            if legacy or repaired:
+            if legacy or repaired or adopted:
                 self._write_manifest(manifest)
                 if legacy:
                     (self.path / _LEGACY_MANIFEST).unlink(missing_ok=True)
@@ -328,10 +384,12 @@ class SolutionDatabase(ShardDirectory):
             unverified = 0
             executor = make_executor(workers, scheduler, n_tasks=len(tasks))
             if not tasks:
-                return GenerationReport(int(n_games), 0, 0, time.perf_counter() - t0, 0, executor.name, repaired)
+                return GenerationReport(int(n_games), 0, 0, time.perf_counter() - t0, 0, executor.name, repaired,
+                                        tuple(adopted), rebuilt, dict(sorted(problems.items())))
+            identity = self.identity(manifest)
             with executor as ex, tqdm(total=todo, unit="game", desc=f"solving {fam.name} on {ex.description}",
                                       disable=not progress, smoothing=0.05) as bar:
-                for payload in ex.imap_unordered(_solve_shard, [(fam, int(seed), a, b) for a, b in tasks]):
+                for payload in ex.imap_unordered(_solve_shard, [(fam, identity, a, b) for a, b in tasks]):
                     self._commit(payload, manifest)
                     unverified += payload.n_unverified
                     bar.update(payload.stop - payload.start)
@@ -344,7 +402,7 @@ class SolutionDatabase(ShardDirectory):
             except OSError:  # pragma: no cover - platforms without directory fsync
                 pass
         return GenerationReport(int(n_games), todo, unverified, time.perf_counter() - t0, ex.workers, ex.name,
-                                repaired)
+                                repaired, tuple(adopted), rebuilt, dict(sorted(problems.items())))
 
     # ------------------------------------------------------------------ reading
     def load(self, n_games: int | None = None, columns: list[str] | None = None,
@@ -369,8 +427,12 @@ class SolutionDatabase(ShardDirectory):
         ------
         FileNotFoundError
             If the database holds no shard.
+        CorruptManifestError
+            If the manifest is missing (while shards are present) or unreadable: without it no shard can be
+            checked, so nothing is returned.
         CorruptShardError
-            If a shard read is bad (see the module notes); it names every bad file and what is wrong.
+            If a shard read is bad or a foreign Parquet file is in the directory (see the module notes); it names
+            every bad file and what is wrong.
         """
         cols = None if columns is None else sorted(set(columns) | set(_REQUIRED))
         table = pa.concat_tables(self._read_tables(n_games, cols)[0])
@@ -388,7 +450,7 @@ class SolutionDatabase(ShardDirectory):
 
         Raises
         ------
-        FileNotFoundError, CorruptShardError
+        FileNotFoundError, CorruptManifestError, CorruptShardError
             As :meth:`load`.
         """
         df = pa.concat_tables(self._read_tables(n_games, None)[0]).to_pandas()

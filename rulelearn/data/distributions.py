@@ -13,6 +13,7 @@ from rulelearn.validation import as_float_array, check_int, check_probability_ro
 
 __all__ = [
     "random_simplex",
+    "log_uniform_simplex",
     "joint_deal",
     "random_deal",
     "marginals",
@@ -51,6 +52,42 @@ def random_simplex(n: int, rng: np.random.Generator, size: int | tuple[int, ...]
     n = check_int("n", n, 1)
     shape = (() if size is None else ((size,) if np.isscalar(size) else tuple(size))) + (int(n),)
     e = rng.standard_exponential(shape)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def log_uniform_simplex(n: int, rng: np.random.Generator, low: float = 1e-12,
+                        size: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """Draw pmfs whose entries, before normalisation, are log-uniform on ``[low, 1]``.
+
+    A hard law for exact solvers: probabilities spread over ``-log10(low)`` orders of magnitude (about half the
+    entries below ``sqrt(low)``), so that the deals' entries span twice as many.
+
+    Parameters
+    ----------
+    n : int
+        Number of outcomes, ``n >= 1``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    low : float, default 1e-12
+        Smallest entry before normalisation, in ``(0, 1)``.
+    size : int or tuple of int, optional
+        Leading batch shape.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``size + (n,)``
+        Positive rows summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``low`` is not in ``(0, 1)``.
+    """
+    n = check_int("n", n, 1)
+    if not (isinstance(low, (int, float, np.floating)) and 0.0 < float(low) < 1.0):
+        raise ValueError(f"low must be a number in (0, 1), got {low!r}")
+    shape = (() if size is None else ((size,) if np.isscalar(size) else tuple(size))) + (int(n),)
+    e = np.exp(rng.uniform(np.log(float(low)), 0.0, shape))
     return e / e.sum(axis=-1, keepdims=True)
 
 

@@ -18,11 +18,20 @@ ran it. The executors know nothing about games or shards.
 Persistent workers. :class:`ShardWorkers` starts one ``spawn`` process per part of the work; each builds its
 state once (e.g. a share of the training endgames with their precomputed leaves, :mod:`hunl.distill.optimal_leaves`)
 and answers calls on it until closed, so only small messages travel per iteration.
+
+Orphans. A local worker process never outlives the process that started it: each one calls
+:func:`watch_parent` first, which asks Linux to kill it when its parent dies (``prctl(PR_SET_PDEATHSIG)``) and,
+on every platform, polls its parent's pid from a daemon thread. A killed ``rulelearn generate`` (even with
+``SIGKILL``, which runs no cleanup) therefore leaves no worker running; its finished shards are on disk already.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -30,7 +39,11 @@ from typing import Any
 from rulelearn.validation import check_int
 
 __all__ = ["DaskExecutor", "PoolExecutor", "SerialExecutor", "ShardWorkers", "import_distributed",
-           "limit_numba_threads", "make_executor"]
+           "limit_numba_threads", "make_executor", "watch_parent"]
+
+#: Seconds between two checks of a worker's parent (the fallback where the kernel does not signal its death).
+PARENT_POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 def limit_numba_threads() -> None:
@@ -44,12 +57,48 @@ def limit_numba_threads() -> None:
         pass
 
 
+def watch_parent(parent_pid: int, interval: float = PARENT_POLL_SECONDS) -> None:
+    """End this (worker) process as soon as the process ``parent_pid`` that started it is gone.
+
+    On Linux the kernel sends this process ``SIGKILL`` when its parent dies (``prctl(PR_SET_PDEATHSIG)``); on
+    every platform a daemon thread also polls ``os.getppid()`` every ``interval`` seconds (a child is re-parented
+    when its parent dies). A worker has nothing to clean up: only the parent writes results. (The kernel's signal
+    follows the thread that started the worker; the pools here start their workers from the thread that uses
+    them, which outlives them.)
+
+    Parameters
+    ----------
+    parent_pid : int
+        The pid of the parent process, as the parent saw itself (``os.getpid()`` there).
+    interval : float
+        Seconds between polls.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the poll below still works
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def poll() -> None:  # pragma: no cover - runs until the process ends
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=poll, name="watch-parent", daemon=True).start()
+
+
 def _call_single_threaded(fn: Callable, args: tuple) -> Any:  # pragma: no cover - runs on Dask workers
     limit_numba_threads()
     return fn(*args)
 
 
-def _init_pool_worker(initializer, initargs) -> None:  # pragma: no cover - runs in worker processes
+def _init_pool_worker(initializer, initargs, parent_pid: int) -> None:  # pragma: no cover - in worker processes
+    watch_parent(parent_pid)
     limit_numba_threads()
     if initializer is not None:
         initializer(*initargs)
@@ -143,7 +192,7 @@ class PoolExecutor:
 
         self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
                                          initializer=_init_pool_worker,
-                                         initargs=(self._initializer, self._initargs))
+                                         initargs=(self._initializer, self._initargs, os.getpid()))
         return self
 
     def __exit__(self, *exc) -> None:
@@ -309,7 +358,8 @@ def make_executor(workers: int | None = None, scheduler=None, n_tasks: int | Non
     return PoolExecutor(n, initializer, initargs)
 
 
-def _serve(conn, factory: Callable, args: tuple) -> None:  # pragma: no cover - runs in a worker process
+def _serve(conn, factory: Callable, args: tuple, parent_pid: int) -> None:  # pragma: no cover - in a worker
+    watch_parent(parent_pid)
     limit_numba_threads()
     state = factory(*args)
     conn.send("ready")
@@ -361,7 +411,7 @@ class ShardWorkers:
         ctx = mp.get_context("spawn")
         for args in parts:
             a, b = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(b, factory, args), daemon=True)
+            proc = ctx.Process(target=_serve, args=(b, factory, args, os.getpid()), daemon=True)
             proc.start()
             self.procs.append(proc)
             self.conns.append(a)

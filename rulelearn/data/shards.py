@@ -18,11 +18,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["FORMAT_VERSION", "MANIFEST", "REPAIR_HINT", "CorruptShardError", "ShardDirectory", "ShardPayload",
-           "column_to_numpy", "encode_shard", "shard_name"]
+__all__ = ["FORMAT_VERSION", "MANIFEST", "REPAIR_HINT", "SHARD_METADATA", "CorruptManifestError", "CorruptShardError",
+           "ShardDirectory", "ShardPayload", "column_to_numpy", "content_digest", "encode_shard", "shard_name"]
 
-#: Version of the directory layout written by this module (1: ``manifest.json`` without checksums).
-FORMAT_VERSION = 2
+#: Version of the directory layout written by this module (1: ``manifest.json`` without checksums; 2: checksums
+#: in the manifest; 3: each shard also carries its own identity and content checksum, :data:`SHARD_METADATA`).
+FORMAT_VERSION = 3
+#: Key of the shard's own record in its Parquet (Arrow schema) metadata: JSON with ``format``, ``start``,
+#: ``stop``, ``family``, ``family_params``, ``config``, ``seed`` and ``content_sha256`` (:func:`content_digest`).
+SHARD_METADATA = b"rulelearn.shard"
+#: The keys of a shard's record that name the database it belongs to (compared with the manifest).
+_IDENTITY = ("family", "family_params", "config", "seed")
 #: Name of the manifest (leading ``_``: Parquet dataset readers skip it).
 MANIFEST = "_manifest.json"
 _LEGACY_MANIFEST = "manifest.json"
@@ -67,8 +73,34 @@ class CorruptShardError(ValueError):
         return list(self.problems)
 
 
-REPAIR_HINT = ("Run `rulelearn generate --repair` (or SolutionDatabase.generate(..., repair=True)) to delete "
-                "exactly these shards and solve their games again")
+REPAIR_HINT = ("Run `rulelearn generate --repair` (or SolutionDatabase.generate(..., repair=True)) to check these "
+               "shards against their own embedded checksums, keep the intact ones and solve the games of the others "
+               "again")
+MANIFEST_HINT = ("Run `rulelearn generate --repair` with the database's --game, --games and --seed (or "
+                 "SolutionDatabase.generate(..., repair=True)) to rebuild it from the shards, each checked against "
+                 "its own embedded checksum")
+
+
+class CorruptManifestError(ValueError):
+    """The manifest of a solution database is missing (while shards are present) or unreadable.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The manifest file.
+    why : str
+        What is wrong with it.
+    hint : str, optional
+        What to do about it.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    """
+
+    def __init__(self, path, why: str, hint: str = MANIFEST_HINT):
+        self.path = Path(path)
+        super().__init__(f"{self.path}: {why}" + (f". {hint}" if hint else ""))
 
 
 class _Bad(Exception):
@@ -146,13 +178,61 @@ def _check_table(table: pa.Table, start: int, stop: int) -> None:
             raise _Bad(f"NaN in column {name!r} of verified game {int(ids[np.flatnonzero(nan_rows)[0]])}")
 
 
-def encode_shard(columns: dict[str, np.ndarray], start: int, stop: int) -> ShardPayload:
-    """Check a solved shard and encode it as Parquet bytes with their sha256 (runs in the worker)."""
+def content_digest(table: pa.Table) -> str:
+    """sha256 of a table's decoded contents: column names, Arrow types and values in a canonical byte form.
+
+    It does not depend on the Parquet encoding (compression, page layout, pyarrow version), only on the values,
+    so a shard re-encoded unchanged keeps its digest and a shard whose values were edited does not.
+    """
+    h = hashlib.sha256()
+    for name in table.column_names:
+        typ = table.schema.field(name).type
+        # a list's child field is renamed by a Parquet round trip ("item" -> "element"): name only its value type
+        text = (f"fixed_size_list<{typ.value_type}>[{typ.list_size}]" if pa.types.is_fixed_size_list(typ)
+                else str(typ))
+        h.update(f"{len(name)}:{name}:{text}:{table.num_rows}:".encode())
+        col = table.column(name).combine_chunks()
+        values = (col.flatten() if pa.types.is_fixed_size_list(typ) else col).to_numpy(zero_copy_only=False)
+        if values.dtype.kind in "OUS":
+            h.update(json.dumps([None if v is None else str(v) for v in values]).encode())
+        else:
+            h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes())
+    return h.hexdigest()
+
+
+def shard_record(table: pa.Table) -> dict | None:
+    """The shard's own record (:data:`SHARD_METADATA`) from its schema metadata, or ``None`` (before format 3).
+
+    Raises
+    ------
+    ValueError
+        If the record is present but not a JSON object.
+    """
+    meta = table.metadata if isinstance(table, pa.Schema) else table.schema.metadata
+    raw = (meta or {}).get(SHARD_METADATA)
+    if raw is None:
+        return None
+    record = json.loads(raw)
+    if not isinstance(record, dict):
+        raise ValueError("the shard's own record is not a JSON object")
+    return record
+
+
+def encode_shard(columns: dict[str, np.ndarray], start: int, stop: int, identity: dict | None = None
+                 ) -> ShardPayload:
+    """Check a solved shard and encode it as Parquet bytes with their sha256 (runs in the worker).
+
+    ``identity`` (family, family_params, config, seed) is stored in the shard's own record with its range and
+    :func:`content_digest`, so that the shard can be checked without the manifest.
+    """
     table = _to_table(columns)
     try:
         _check_table(table, start, stop)
     except _Bad as exc:
         raise RuntimeError(f"the game family returned a bad shard for games {start}..{stop - 1}: {exc}") from None
+    own = {"format": FORMAT_VERSION, "start": int(start), "stop": int(stop), **(identity or {}),
+           "content_sha256": content_digest(table)}
+    table = table.replace_schema_metadata({SHARD_METADATA: json.dumps(own, sort_keys=True)})
     strings = [f.name for f in table.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, use_dictionary=strings or False, **_PARQUET_OPTIONS)
@@ -162,10 +242,14 @@ def encode_shard(columns: dict[str, np.ndarray], start: int, stop: int) -> Shard
 
 
 def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns: list[str] | None = None,
-                full: bool = True) -> pa.Table:
+                full: bool = True, identity: dict | None = None, self_check: bool = False) -> pa.Table:
     """Read and check one shard; raise :class:`_Bad` saying what is wrong.
 
-    With ``full=False`` only the bytes (size, sha256), the footer, the row count and the ids are checked.
+    ``record`` is the manifest's record of the shard (size and sha256, compared first) or ``None``. The shard's
+    own record (format 3 on) must name the range ``start .. stop-1`` and, when ``identity`` (the manifest's
+    family, family_params, config and seed) is given, the same database. With ``self_check`` the shard must also
+    match its own content checksum (all columns are read): the check of a shard the manifest does not vouch for.
+    With ``full=False`` only the bytes, the footer, the row count and the ids are checked.
     """
     try:
         data = path.read_bytes()
@@ -186,6 +270,21 @@ def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns:
         raise _Bad(f"unreadable Parquet footer ({exc})") from None
     if pf.metadata.num_rows != stop - start:
         raise _Bad(f"{pf.metadata.num_rows} rows, {stop - start} expected")
+    try:
+        own = shard_record(pf.schema_arrow)
+    except ValueError as exc:
+        raise _Bad(f"unreadable own record ({exc})") from None
+    if own is not None:
+        if (own.get("start"), own.get("stop")) != (start, stop):
+            raise _Bad(f"its own record says games {own.get('start')}..{own.get('stop')} (exclusive), not its name's")
+        for key in _IDENTITY if identity is not None else ():
+            if key in own and own[key] != identity.get(key):
+                raise _Bad(f"written for another database ({key} {own[key]!r}, this database's {identity.get(key)!r})")
+    if self_check:
+        if own is None or "content_sha256" not in own:
+            raise _Bad("no record in the manifest and no checksum of its own (written before format 3): it cannot "
+                       "be checked")
+        columns, full = None, True
     names = pf.schema_arrow.names
     if not full:
         columns = ["game_id"]
@@ -203,7 +302,15 @@ def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns:
         ids = table.column("game_id").to_numpy()
         if not np.array_equal(ids, np.arange(start, stop)):
             raise _Bad(f"game ids are not exactly {start}..{stop - 1}")
-    return table
+    if self_check and content_digest(table) != own["content_sha256"]:
+        raise _Bad("content checksum mismatch (its own record): its values changed after it was written")
+    return table.replace_schema_metadata(None)
+
+
+def _file_record(path: Path, start: int, stop: int) -> dict:
+    """The manifest's record of a shard file: rows, bytes and sha256."""
+    data = path.read_bytes()
+    return {"rows": stop - start, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -229,15 +336,67 @@ class ShardDirectory:
 
     @property
     def manifest(self) -> dict | None:
-        """The manifest (format, family, config, seed, shard checksums), or ``None`` for a database not yet created.
+        """The manifest (format, family, config, seed, shard checksums), or ``None`` when there is none.
 
         Reads ``_manifest.json``, or a format-1 ``manifest.json``.
+
+        Raises
+        ------
+        CorruptManifestError
+            If the manifest cannot be read, is not JSON (e.g. truncated), or lacks its keys.
         """
         for name in (MANIFEST, _LEGACY_MANIFEST):
             f = self.path / name
-            if f.exists():
-                return json.loads(f.read_text())
+            if not f.exists():
+                continue
+            try:
+                manifest = json.loads(f.read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise CorruptManifestError(f, f"unreadable manifest ({exc})") from None
+            lacking = [k for k in ("format", "family", "seed") if not isinstance(manifest, dict) or k not in manifest]
+            if lacking or not isinstance(manifest.get("shards", {}), dict):
+                raise CorruptManifestError(f, f"not a solution-database manifest (no {lacking or ['shards']})")
+            return manifest
         return None
+
+    def identity(self, manifest: dict | None = None) -> dict | None:
+        """The manifest's family, family_params, config and seed (what each shard's own record must match)."""
+        m = self.manifest if manifest is None else manifest
+        if m is None:
+            return None
+        return {"family": m.get("family"), "family_params": m.get("family_params", {}), "config": m.get("config"),
+                "seed": m.get("seed")}
+
+    def require_manifest(self) -> dict:
+        """The manifest; raise when there is none.
+
+        Raises
+        ------
+        CorruptManifestError
+            If the directory holds shards but no manifest (their checksums are gone: nothing can be trusted), or
+            the manifest is unreadable.
+        FileNotFoundError
+            If the directory holds neither.
+        """
+        m = self.manifest
+        if m is not None:
+            return m
+        if self.shards() or list(self.path.glob("games-*.parquet")):
+            raise CorruptManifestError(self.path / MANIFEST, "missing: the shards' checksums are gone, so no shard "
+                                       "is read unchecked")
+        raise FileNotFoundError(f"{self.path} is not a solution database (no {MANIFEST} and no shard)")
+
+    def foreign_files(self) -> list[str]:
+        """Parquet files in the directory (or below it) that are not shards: a Parquet reader of the directory
+        (``pandas.read_parquet(path)``) would read them with the shards. Relative paths, sorted."""
+        out = []
+        for f in self.path.rglob("*.parquet"):
+            rel = f.relative_to(self.path)
+            if any(part.startswith(("_", ".")) for part in rel.parts):
+                continue  # skipped by Parquet dataset readers
+            if len(rel.parts) > 1 or not rel.name.startswith("games-"):
+                out.append(str(rel))
+        return sorted(out)
 
     def shards(self) -> list[tuple[int, int, Path]]:
         """Shard files as ``(first_id, stop_id, path)``, sorted by first id (from the names; unchecked)."""
@@ -281,10 +440,13 @@ class ShardDirectory:
         """
         listed = sorted(self.path.glob("games-*.parquet"))
         if manifest is None:
-            manifest = self.manifest or {}
+            manifest = self.require_manifest() if listed else (self.manifest or {})
         records = manifest.get("shards", {})
         checksummed = manifest.get("format", 1) >= 2
         problems, shards = {}, []
+        for name in self.foreign_files():
+            problems[name] = ("not a shard of this database; Parquet readers of the directory (pandas.read_parquet) "
+                              "would read it with the shards: move it out of the directory")
         for f in listed:
             m = _SHARD.match(f.name)
             if not m or int(m.group(1)) >= int(m.group(2)):
@@ -318,7 +480,9 @@ class ShardDirectory:
         """Checked tables and paths of the shards holding ids ``< n_games``; raise :class:`CorruptShardError` if
         any is bad. With ``keep=False`` the shards are only checked and no table is returned.
         """
-        shards, records, problems, _ = self._scan()
+        manifest = self.require_manifest()
+        shards, records, problems, _ = self._scan(manifest)
+        identity = self.identity(manifest)
 
         def relevant(name: str) -> bool:
             m = _SHARD.match(name)
@@ -333,7 +497,7 @@ class ShardDirectory:
             if f.name in problems:
                 continue
             try:
-                table = _read_shard(f, a, b, records.get(f.name), columns)
+                table = _read_shard(f, a, b, records.get(f.name), columns, identity=identity)
             except _Bad as exc:
                 problems[f.name] = str(exc)
                 continue
@@ -368,27 +532,52 @@ class ShardDirectory:
         for stale in (MANIFEST + ".tmp", _LEGACY_MANIFEST + ".tmp"):
             (self.path / stale).unlink(missing_ok=True)
 
-    def _check_stored(self, manifest: dict, adopt: bool) -> dict[str, str]:
-        """Check the stored shards before extending the database; returns the problems found.
+    def _check_stored(self, manifest: dict, legacy: bool, repair: bool = False) -> tuple[dict[str, str], list[str]]:
+        """Check the stored shards before extending the database; returns ``(problems, adopted)``.
 
         Checks sizes and checksums, footers, row counts and ids (the other checks were made by the worker before
-        the checksum was taken). With ``adopt`` (a format-1 database), unrecorded shards are checked in full and
-        their checksums recorded.
+        the checksum was taken). With ``legacy`` (a format-1 database, no checksums anywhere), unrecorded shards
+        are checked in full and their checksums recorded. With ``repair``, a shard that the manifest does not
+        vouch for (unrecorded, or not matching its record) is checked against its own record and content
+        checksum instead, and recorded again if it passes (``adopted``); the others stay problems.
         """
-        shards, records, problems, _ = self._scan(dict(manifest, format=1 if adopt else FORMAT_VERSION))
+        shards, records, problems, _ = self._scan(dict(manifest, format=1 if legacy else FORMAT_VERSION))
+        identity = self.identity(manifest)
+        adopted = []
         for a, b, f in shards:
-            if f.name in problems:
+            name = f.name
+            record = records.get(name)
+            if name in problems and not (repair and record is None and problems[name].startswith("not recorded")):
                 continue
-            record = records.get(f.name)
-            try:
-                _read_shard(f, a, b, record, full=record is None)
-            except _Bad as exc:
-                problems[f.name] = str(exc)
+            if record is not None or legacy:
+                try:
+                    _read_shard(f, a, b, record, full=record is None, identity=identity)
+                except _Bad as exc:
+                    problems[name] = str(exc)
+                else:
+                    if record is None:  # format 1: adopt the checked shard
+                        records[name] = _file_record(f, a, b)
+                    continue
+            if not repair:
                 continue
-            if record is None:  # format 1: adopt the checked shard
-                data = f.read_bytes()
-                records[f.name] = {"rows": b - a, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        return problems
+            try:  # the manifest does not vouch for this shard: its own record decides
+                _read_shard(f, a, b, None, identity=identity, self_check=True)
+            except _Bad as own:
+                problems[name] = f"{problems[name]}; {own}" if record is not None else str(own)
+                continue
+            problems.pop(name, None)
+            records[name] = _file_record(f, a, b)
+            adopted.append(name)
+        # an adopted shard must not overlap a shard that is kept
+        spans = sorted((a, b, f.name) for a, b, f in shards if f.name not in problems)
+        for a, b, name in spans:
+            clash = next((other for c, d, other in spans if other != name and c < b and a < d
+                          and other not in problems and (other not in adopted or other < name)), None)
+            if name in adopted and clash is not None:
+                adopted.remove(name)
+                records.pop(name, None)
+                problems[name] = f"overlaps {clash}"
+        return problems, sorted(adopted)
 
     def _commit(self, payload: ShardPayload, manifest: dict) -> None:
         """Write a solved shard: hidden temporary file, fsync, manifest record, rename into place."""

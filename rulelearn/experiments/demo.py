@@ -8,6 +8,7 @@ player 1's exploitability (chips; the bet game's pot is 1 chip) on held-out game
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,10 @@ from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors
 from rulelearn.learners.model import StrategyModel
 from rulelearn.report.plots import plot_depth_curve, plot_strategies
 from rulelearn.rules.formatting import describe_strategy, format_rule
+from rulelearn.validation import check_int, check_output_dir
 
-__all__ = ["ALL_REPRESENTATIONS", "DemoJob", "LearnerSpec", "default_learners", "depth_curve", "evaluate",
-           "format_scores", "run_demo", "solve_or_load"]
+__all__ = ["ALL_REPRESENTATIONS", "TEST_FRACTION", "DemoJob", "LearnerSpec", "default_learners", "depth_curve",
+           "evaluate", "format_scores", "minimum_games", "run_demo", "solve_or_load"]
 
 #: The paper's six representations and the "share of the opponent's range beaten" extension.
 ALL_REPRESENTATIONS = PAPER_REPRESENTATIONS + (Representation("cdf", "beats"),)
@@ -120,9 +122,34 @@ def format_scores(scores: list[PolicyScore]) -> str:
     return "\n".join(lines)
 
 
+#: Share of the demo's games held out for scoring.
+TEST_FRACTION = 0.2
+
+
+def minimum_games(specs: list[LearnerSpec] | None = None, test_fraction: float = TEST_FRACTION) -> int:
+    """The fewest games the demo can learn from: every learner's clusters need as many training games, and at
+    least one game is held out."""
+    specs = default_learners() if specs is None else specs
+    need = max([1] + [int(getattr(spec.learner, "n_clusters", 1)) for spec in specs])
+    n = need + 1
+    while n - round(n * test_fraction) < need or round(n * test_fraction) < 1:
+        n += 1
+    return n
+
+
 @dataclass(frozen=True)
 class DemoJob:
-    """What ``rulelearn demo`` and ``rulelearn generate`` run (their options; see ``rulelearn demo --help``)."""
+    """What ``rulelearn demo`` and ``rulelearn generate`` run (their options; see ``rulelearn demo --help``).
+
+    The numbers are checked on construction, naming their option; the paths by :meth:`check_paths`, before any
+    game is solved.
+
+    Raises
+    ------
+    ValueError
+        If ``games``, ``shard_size`` or ``workers`` is not a positive integer, ``seed`` is negative, or
+        ``max_depth`` is below 1.
+    """
 
     game: str = "betgame"
     games: int = 2000
@@ -136,31 +163,79 @@ class DemoJob:
     scheduler: str | None = None
     repair: bool = False
 
+    def __post_init__(self):
+        check_int("--games", self.games, 1)
+        check_int("--seed", self.seed, 0)
+        check_int("--workers", self.workers, 1, allow_none=True)
+        check_int("--max-depth", self.max_depth, 1)
+        check_int("--shard-size", self.shard_size, 1)
+
+    def check_paths(self, out: bool = True) -> None:
+        """Check that the database directory (and with ``out`` the output directory) can be written.
+
+        Raises
+        ------
+        ValueError
+            Naming ``--db`` or ``--out``: a path that is a file, lies below a file, or is not writable.
+        """
+        check_output_dir("--db", self.db)
+        if out:
+            check_output_dir("--out", self.out)
+
 
 def solve_or_load(job: DemoJob) -> tuple[GameFamily, SolutionDatabase]:
-    """Generate (or reuse) the solution database of ``job`` and print what was done."""
+    """Generate (or reuse) the solution database of ``job`` and print what was done.
+
+    Raises
+    ------
+    ValueError
+        If ``--db`` cannot be written (checked first), or as :meth:`SolutionDatabase.generate`.
+    """
+    job.check_paths(out=False)
     family = load_family(job.game)
     db = SolutionDatabase(job.db)
     report = db.generate(family, job.games, seed=job.seed, workers=job.workers, progress=not job.quiet,
                          shard_size=job.shard_size, scheduler=job.scheduler, repair=job.repair)
+    if report.manifest_rebuilt:
+        print(f"rebuilt the manifest of {db.path} from its shards")
+    if report.adopted:
+        print(f"kept {len(report.adopted)} shard(s) that passed the check against their own checksums: "
+              f"{', '.join(report.adopted)}")
     if report.repaired:
         print(f"repaired {len(report.repaired)} bad shard(s) (deleted and solved again): "
-              f"{', '.join(report.repaired)}")
+              + "; ".join(f"{name} ({why})" for name, why in report.problems.items()))
     stored = len(db)
     workers = "Dask worker threads" if report.backend == "dask" else "workers"
     print(f"solution database {db.path}: {stored} games stored; this run solved {report.n_solved} "
           f"in {report.seconds:.1f} s ({report.games_per_second:.0f} games/s on {report.workers} {workers}), "
           f"{report.n_unverified} failed verification"
           + (" (NashConv > 1e-9)" if family.name == "betgame" else ""))
+    if report.n_unverified:
+        print(f"warning: {report.n_unverified} game(s) of this run failed verification; they are stored flagged "
+              "(column 'verified') and left out of load()", file=sys.stderr)
     return family, db
 
 
 def run_demo(job: DemoJob) -> int:
-    """The main job: solve or load, train and score every learner, print the table and rules, plot; returns 0."""
+    """The main job: solve or load, train and score every learner, print the table and rules, plot; returns 0.
+
+    Raises
+    ------
+    ValueError
+        Before any game is solved: fewer games than :func:`minimum_games`, or ``--db`` / ``--out`` not writable.
+    """
     t0 = time.perf_counter()
+    least = minimum_games()
+    if job.games < least:
+        raise ValueError(f"--games must be at least {least} for the demo (its k-medoids learners need that many "
+                         f"training games after {TEST_FRACTION:.0%} are held out), got {job.games}")
+    job.check_paths()
     family, db = solve_or_load(job)
     games = SolvedGames(family, db.load(n_games=job.games))
-    split = split_games(len(games), 0.2, job.seed)
+    if len(games) < least:
+        raise ValueError(f"only {len(games)} of the {job.games} games in {db.path} are verified; the demo needs "
+                         f"{least}")
+    split = split_games(len(games), TEST_FRACTION, job.seed)
     print(f"learning from {len(split.train)} training games, scoring on {len(split.test)} held-out games\n")
 
     results = evaluate(games, default_learners(job.seed), split)

@@ -32,3 +32,41 @@ def test_cli_reports_errors(tmp_path, capsys):
     assert "seed" in capsys.readouterr().err
     assert main(["generate", "--games", "3", "--db", str(tmp_path / "x"), "--game", "chess", "--quiet"]) == 2
     assert "unknown game family" in capsys.readouterr().err
+
+
+def read_only_dir(tmp_path):
+    """A directory no file can be created in: a chmod 555 one, or for root (who ignores permission bits) a path
+    on /proc."""
+    import os
+
+    if os.geteuid() == 0:
+        return "/proc/rulelearn-test"
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    return str(ro / "db")
+
+
+def test_bad_options_fail_before_any_work(tmp_path, capsys):
+    """Each error names its option, and nothing is solved or created first (issue 12, item 5)."""
+    db, out = tmp_path / "db", tmp_path / "out"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a directory")
+    base = ["--db", str(db), "--out", str(out), "--quiet", "--workers", "1"]
+    cases = [
+        (["demo", "--games", "250", "--max-depth", "0", *base], "--max-depth must be an integer >= 1"),
+        (["demo", "--games", "3", *base], "--games must be at least 19"),
+        (["demo", "--games", "250", "--quiet", "--db", str(a_file), "--out", str(out)], "--db must be a directory"),
+        (["demo", "--games", "250", "--quiet", "--db", str(db), "--out", str(a_file)], "--out must be a directory"),
+        (["demo", "--games", "250", "--quiet", "--db", str(a_file / "db"), "--out", str(out)],
+         "--db: cannot create the directory"),
+        (["demo", "--games", "250", "--quiet", "--db", read_only_dir(tmp_path), "--out", str(out)],
+         "--db: cannot write"),
+        (["generate", "--games", "5", "--quiet", "--db", str(a_file)], "--db must be a directory"),
+        (["generate", "--games", "5", "--quiet", "--db", str(db), "--workers", "0"], "--workers must be"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err, (argv, err)
+        assert not db.exists() and not out.exists(), argv

@@ -20,7 +20,7 @@ def test_leduc_dcfr_json():
     proc = _run("leduc", "dcfr", "--target", "1e-3", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert {"value", "exploitability", "iterations", "seconds"} <= set(out)
+    assert {"value", "exploitability", "iterations", "seconds", "compile_seconds"} <= set(out)
     assert out["exploitability"] <= 1e-3
     assert out["exploitability"] == pytest.approx(out["nash_conv"] / 2)
     assert out["value"] == pytest.approx(-0.0856, abs=2e-3)
@@ -50,3 +50,17 @@ def test_errors(args, message):
     proc = _run(*args)
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_an_unwritable_plot_fails_before_solving(tmp_path):
+    """--plot in a missing or read-only directory is refused before the solve (which would be lost)."""
+    import os
+
+    cases = [(str(tmp_path / "missing" / "x.png"), "--plot: the directory"),
+             (str(tmp_path), "--plot must be a file name")]
+    if os.geteuid() == 0:  # root ignores permission bits; /proc refuses new files
+        cases.append(("/proc/x.png", "--plot: cannot write"))
+    for path, message in cases:
+        proc = _run("leduc", "cfr", "--iterations", "100000", "--plot", path, "--no-progress")
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert "iterations" not in proc.stdout

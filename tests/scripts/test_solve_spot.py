@@ -73,7 +73,7 @@ def test_cli_end_to_end_json(tmp_path):
     result = json.loads(proc.stdout)                      # exactly one JSON object, nothing else on stdout
     assert isinstance(result, dict)
     required = ("exploitability_chips", "exploitability_pct_pot", "pot", "iterations", "seconds",
-                "peak_memory_mb")
+                "compile_seconds", "peak_memory_mb")
     assert set(required) <= set(result)
     assert result["pot"] == 1000.0 and result["iterations"] == 40 and result["algorithm"] == "cfr+"
     assert result["exploitability_pct_pot"] == pytest.approx(100 * result["exploitability_chips"] / 1000)
@@ -86,6 +86,7 @@ def test_cli_end_to_end_json(tmp_path):
     assert files["first_decision.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads(files["summary.json"].read_text())
     assert summary["exploitability_chips"] == result["exploitability_chips"]
+    assert summary["compile_seconds"] == result["compile_seconds"] >= 0
     assert summary["spot"]["name"] == "tiny_river" and summary["spot"]["raise_cap"] == 1
     table = pd.read_parquet(files["strategy.parquet"])
     decisions = int(np.count_nonzero(parse_spot(RIVER).game().tree.kind == DECISION))
@@ -281,3 +282,21 @@ def test_combo_labels_in_table_are_known(river_solution):
     with pytest.raises(ValueError, match="is not a decision node"):
         terminal = int(np.flatnonzero(river_solution.game.tree.kind != DECISION)[0])
         strategy_frame(river_solution, nodes=[terminal])
+
+
+def test_an_unwritable_out_fails_before_solving(tmp_path, capsys):
+    """--out naming a file (or a read-only place) is refused before the solve, whose result would be lost."""
+    import os
+
+    spot = _spot_file(tmp_path, RIVER)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    cases = [(a_file, "--out must be a directory"), (a_file / "sub", "--out: cannot create the directory")]
+    if os.geteuid() == 0:
+        cases.append(("/proc/rulelearn-spot", "--out: cannot write"))
+    for out, message in cases:
+        with pytest.raises(SystemExit) as info:
+            _cli().main([str(spot), "--json", "--out", str(out)])
+        assert info.value.code == 2
+        captured = capsys.readouterr()
+        assert message in captured.err and "game " not in captured.err and captured.out == ""

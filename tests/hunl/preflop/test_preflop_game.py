@@ -147,3 +147,29 @@ def test_combo_game_has_the_class_game_value_and_equilibria():
         assert lifted.exploitability < 1e-12 and lifted.policy_values[0] == pytest.approx(cls_sol.value, abs=1e-12)
         cfr = solve_pushfold(stack, method="dcfr", hands="combos", target_mbb=0.01, game=combo)
         assert cfr.exploitability_mbb <= 0.01 and abs(cfr.value - cls_sol.value) <= 2 * cfr.exploitability
+
+
+def test_pushfold_seconds_exclude_numba_compilation(monkeypatch):
+    """A kernel compiled during the solve (as on a first run) is timed in compile_seconds, not in seconds."""
+    import time
+
+    from numba import njit
+
+    import hunl.preflop.solve as pf
+
+    @njit(cache=False)
+    def fresh(x):  # a new function object: nobody has compiled it
+        return x + 1
+
+    real = pf.exploitability
+
+    def certify(game, policy):
+        fresh(1)
+        return real(game, policy)
+
+    monkeypatch.setattr(pf, "exploitability", certify)
+    t0 = time.perf_counter()
+    sol = pf.solve_pushfold(10)
+    wall = time.perf_counter() - t0
+    assert sol.compile_seconds > 0.0
+    assert sol.seconds + sol.compile_seconds <= wall

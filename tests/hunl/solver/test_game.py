@@ -235,7 +235,8 @@ def test_solve_endgame_reports_poker_units():
     assert sol.exploitability_pct_pot <= 0.5 or sol.iterations == 300
     assert sol.peak_memory_mb > 0 and sol.memory_estimate_mb > 0
     summary = sol.summary()
-    for key in ("exploitability_chips", "exploitability_pct_pot", "pot", "iterations", "seconds", "peak_memory_mb"):
+    for key in ("exploitability_chips", "exploitability_pct_pot", "pot", "iterations", "seconds", "compile_seconds",
+                "peak_memory_mb"):
         assert key in summary
     with pytest.raises(ValueError, match="MiB"):
         solve_endgame(g, iterations=10, max_memory_mb=1e-6)

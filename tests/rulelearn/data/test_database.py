@@ -24,7 +24,14 @@ from hypothesis import strategies as st
 from games import betgame
 from games.betgame.family import BetGameFamily, sample_game
 from rulelearn.cli import main
-from rulelearn.data.database import MANIFEST, CorruptShardError, SolutionDatabase, shard_name
+from rulelearn.data.database import (
+    FORMAT_VERSION,
+    MANIFEST,
+    CorruptManifestError,
+    CorruptShardError,
+    SolutionDatabase,
+    shard_name,
+)
 from rulelearn.data.distributions import pmf_to_cdf
 from rulelearn.data.executors import PoolExecutor, SerialExecutor, make_executor
 
@@ -314,7 +321,7 @@ def test_format_1_database_is_read_then_upgraded(small_db, tmp_path):
     assert check.ok and check.n_checksummed == 0 and check.n_games == 14
     report = db.generate(BetGameFamily(), 20, seed=11, shard_size=5, workers=1, progress=False)
     assert report.n_solved == 6
-    assert not (db.path / "manifest.json").exists() and db.manifest["format"] == 2
+    assert not (db.path / "manifest.json").exists() and db.manifest["format"] == FORMAT_VERSION
     assert db.manifest["shards"][shard_name(0, 5)] == m["shards"][shard_name(0, 5)]
     assert db.verify().n_checksummed == 5
     # a format-1 shard with a broken footer is still detected (no checksum to compare)
@@ -365,3 +372,131 @@ def test_any_truncation_or_byte_change_is_detected(small_db, reference_bytes, da
         problems = _problems(db)
         assert list(problems) == [name]
         assert problems[name].startswith("truncated") or problems[name].startswith("sha256 mismatch")
+
+
+# ------------------------------------------------------------------------------------- manifest and recovery
+def _edit_values(path: Path) -> None:
+    """Change one stored value and write the shard back, keeping its metadata (as a careless edit would)."""
+    table = pq.read_table(path)
+    value = table.column("value").to_numpy().copy()
+    value[1] += 0.25
+    pq.write_table(table.set_column(table.schema.get_field_index("value"), "value", pa.array(value)), path)
+
+
+def test_a_missing_manifest_is_named_and_nothing_is_read_unchecked(small_db, tmp_path, capsys):
+    db = _copy(small_db, tmp_path / "db")
+    (db.path / MANIFEST).unlink()
+    _edit_values(db.path / shard_name(5, 10))  # would load silently if shards were trusted without checksums
+    for call in (db.load, db.verify, db.to_pandas, db.family):
+        with pytest.raises(CorruptManifestError, match=f"{MANIFEST}: missing") as info:
+            call()
+        assert "--repair" in str(info.value)
+    with pytest.raises(CorruptManifestError, match="missing while 3 shard"):
+        db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False)
+    args = ["generate", "--games", "14", "--seed", "11", "--shard-size", "5", "--db", str(db.path), "--quiet",
+            "--workers", "1"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert MANIFEST in err and "--repair" in err
+    # repair rebuilds the manifest: the intact shards are checked against their own checksums and kept, the
+    # edited one is solved again
+    report = db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=True)
+    assert report.manifest_rebuilt and report.adopted == (shard_name(0, 5), shard_name(10, 14))
+    assert report.repaired == (shard_name(5, 10),) and report.n_solved == 5
+    ref = SolutionDatabase(small_db).load()
+    cols = db.load()
+    for key in ARRAYS:
+        assert np.array_equal(cols[key], ref[key]), key
+    assert db.verify().ok and db.verify().n_checksummed == 3
+
+
+def test_a_broken_manifest_is_named_and_set_aside_by_repair(small_db, tmp_path):
+    db = _copy(small_db, tmp_path / "db")
+    text = (db.path / MANIFEST).read_text()
+    (db.path / MANIFEST).write_text(text[: len(text) // 2])  # truncated
+    with pytest.raises(CorruptManifestError, match=f"{MANIFEST}: unreadable manifest"):
+        db.load()
+    with pytest.raises(CorruptManifestError, match=MANIFEST):
+        db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False)
+    (db.path / MANIFEST).write_text("[1, 2]")
+    with pytest.raises(CorruptManifestError, match="not a solution-database manifest"):
+        db.verify()
+    report = db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=True)
+    assert report.n_solved == 0 and len(report.adopted) == 3 and report.manifest_rebuilt
+    assert (db.path / (MANIFEST + ".broken")).read_text() == "[1, 2]"
+    assert db.verify().ok
+
+
+def test_repair_checks_unrecorded_shards_instead_of_deleting_them(small_db, tmp_path):
+    db = _copy(small_db, tmp_path / "db")
+    m = json.loads((db.path / MANIFEST).read_text())
+    del m["shards"][shard_name(10, 14)]  # the record is lost, the shard is intact
+    (db.path / MANIFEST).write_text(json.dumps(m))
+    assert "not recorded" in _problems(db)[shard_name(10, 14)]
+    mtime = (db.path / shard_name(10, 14)).stat().st_mtime_ns
+    report = db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=True)
+    assert report.adopted == (shard_name(10, 14),) and report.repaired == () and report.n_solved == 0
+    assert (db.path / shard_name(10, 14)).stat().st_mtime_ns == mtime and db.verify().ok
+
+
+def test_a_shard_of_another_database_is_not_adopted(small_db, tmp_path):
+    other = tmp_path / "other"
+    SolutionDatabase(other).generate(BetGameFamily(), 5, seed=12, shard_size=5, workers=1, progress=False)
+    db = _copy(small_db, tmp_path / "db")
+    shutil.copy(other / shard_name(0, 5), db.path / shard_name(0, 5))
+    assert shard_name(0, 5) in _problems(db)
+    report = db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=True)
+    assert report.repaired == (shard_name(0, 5),) and report.n_solved == 5
+    assert "written for another database (seed 12" in report.problems[shard_name(0, 5)]
+    assert np.array_equal(db.load()["value"], SolutionDatabase(small_db).load()["value"])
+
+
+def test_shards_written_before_format_3_stay_loadable(small_db, tmp_path):
+    """A format-2 shard (no record of its own) is checked by the manifest's sha256; without the manifest it cannot
+    be checked, and repair says so and solves it again."""
+    db = _copy(small_db, tmp_path / "db")
+    name = shard_name(5, 10)
+    _rewrite(db, name, pq.read_table(db.path / name).replace_schema_metadata(None))
+    ref = SolutionDatabase(small_db).load()
+    assert np.array_equal(db.load()["value"], ref["value"]) and db.verify().ok
+    (db.path / MANIFEST).unlink()
+    report = db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=True)
+    assert report.repaired == (name,) and len(report.adopted) == 2
+    assert np.array_equal(db.load()["value"], ref["value"])
+
+
+def test_foreign_parquet_files_are_reported_and_never_deleted(small_db, tmp_path):
+    db = _copy(small_db, tmp_path / "db")
+    pd.DataFrame({"x": [1, 2]}).to_parquet(db.path / "notes.parquet")
+    (db.path / "part").mkdir()
+    pd.DataFrame({"x": [3]}).to_parquet(db.path / "part" / "more.parquet")
+    pd.DataFrame({"x": [4]}).to_parquet(db.path / "_scratch.parquet")  # skipped by Parquet readers: ignored
+    problems = _problems(db)
+    assert set(problems) == {"notes.parquet", "part/more.parquet"}
+    assert "pandas.read_parquet" in problems["notes.parquet"]
+    for repair in (False, True):
+        with pytest.raises(CorruptShardError, match="never deletes"):
+            db.generate(BetGameFamily(), 14, seed=11, shard_size=5, workers=1, progress=False, repair=repair)
+    assert (db.path / "notes.parquet").exists() and (db.path / "part" / "more.parquet").exists()
+
+
+def test_each_shard_carries_its_own_record(small_db):
+    from rulelearn.data.shards import SHARD_METADATA, content_digest
+
+    db = SolutionDatabase(small_db)
+    for a, b, f in db.shards():
+        table = pq.read_table(f)
+        own = json.loads(table.schema.metadata[SHARD_METADATA])
+        assert (own["start"], own["stop"], own["seed"], own["family"]) == (a, b, 11, "betgame")
+        assert own["config"] == db.manifest["config"] and own["format"] == FORMAT_VERSION
+        assert own["content_sha256"] == content_digest(table.replace_schema_metadata(None))
+
+
+def test_family_with_another_config_than_recorded_is_refused(tmp_path):
+    db = SolutionDatabase(tmp_path)
+    db.generate(BetGameFamily(hand_law="log-uniform"), 3, seed=0, workers=1, progress=False)
+    with pytest.raises(ValueError, match="rebuilt from the recorded parameters"):
+        db.family()
+    db2 = SolutionDatabase(tmp_path / "b")
+    db2.generate("betgame", 3, seed=0, workers=1, progress=False, family_params={"hand_law": "log-uniform"})
+    assert db2.family().hand_law == "log-uniform"
