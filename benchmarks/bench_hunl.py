@@ -13,6 +13,16 @@ Run::
     python benchmarks/bench_hunl.py --games subgame3 subgame4 --iterations 300
 
 The figures are written to ``docs/BENCHMARKS.md`` (section ``bench_hunl``).
+
+``--spots`` runs instead the solver-speed benchmark of issue 13 on the spot files ``examples/spots/``
+(Libratus subgames 3, 4 and 2, the turn spot QsJh2h8d and the flop spot Td9d6h): for each spot, thread count
+and schedule, in a fresh process, the wall time and iterations to 1, 0.5, 0.3 and 0.1% of the pot (exploitability
+checked every ``--check-every`` iterations, checks included, compilation excluded and reported apart), the
+solver state, the memory estimate before solving and the process's resident-memory growth during the solve,
+and its peak RSS; medians over ``--repeat`` runs (one run for the flop). Section ``bench_hunl_spots``::
+
+    python benchmarks/bench_hunl.py --spots                         # dcfr, 1 and 2 threads, every spot
+    python benchmarks/bench_hunl.py --spots --schedules dcfr dcfr-reset pcfr+ --only subgame3 turn
 """
 
 from __future__ import annotations
@@ -91,8 +101,147 @@ def _time_to(log: dict, pct: float):
     return None, None
 
 
+SPOTS_DIR = Path(__file__).resolve().parents[1] / "examples" / "spots"
+#: Issue 13's spots: (key, spot file, stop at this % of the pot, iteration cap).
+SPOTS = (("subgame3", "libratus_subgame3.toml", 0.1, 4000), ("subgame4", "libratus_subgame4.toml", 0.1, 4000),
+         ("subgame2", "libratus_subgame2.toml", 0.1, 4000), ("turn", "turn_QsJh2h8d.toml", 0.1, 4000),
+         ("flop", "flop_Td9d6h.toml", 0.1, 2000))
+PCTS = (1.0, 0.5, 0.3, 0.1)
+#: postflop-solver on this machine (issue 13's table): time to 0.3% and 0.1% (s) on the given threads, RSS (MiB).
+PEER = {("subgame3", 1): (0.26, 0.54, 4.3), ("subgame4", 1): (0.028, 0.051, 3.7),
+        ("subgame2", 2): (2.28, 4.45, 43.0), ("turn", 2): (1.23, 2.15, 25.0), ("flop", 2): (112.0, 205.0, 1167.0)}
+S_START, S_END = "<!-- bench_hunl_spots:start -->", "<!-- bench_hunl_spots:end -->"
+
+
+def _rss_mib(field: str = "VmRSS") -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def _spot_run(path: str, threads: int, schedule: str, compressed: bool, pct: float, iterations: int,
+              check_every: int, queue) -> None:  # pragma: no cover
+    from games.core import solve_cfr
+    from hunl.solver.spot_files import load_spot
+
+    # load (or compile) the kernels on a tiny spot first, so the RSS of the solve below excludes numba's compiler
+    tiny = load_spot(SPOTS_DIR / "river_small.toml").game()
+    solve_cfr(tiny, schedule, iterations=2, check_every=2, compressed=compressed, threads=threads)
+    spot = load_spot(path)
+    t0 = time.perf_counter()
+    game = spot.game()
+    build = time.perf_counter() - t0
+    estimate = game.memory_estimate(compressed=compressed, threads=threads) / 2**20
+    rss0 = _rss_mib()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")   # reset the peak RSS (VmHWM) to the current RSS
+    except OSError:
+        pass
+    r = solve_cfr(game, schedule, iterations=iterations, target=pct / 100.0 * game.pot, check_every=check_every,
+                  threads=threads, compressed=compressed)
+    queue.put({
+        "nodes": int(game.tree.n_nodes), "hands": list(game.num_hands), "pot": float(game.pot), "build_s": build,
+        "compile_s": float(r.compile_seconds), "iterations": r.log_iterations.tolist(),
+        "exploitability": r.log_exploitability.tolist(), "seconds": r.log_seconds.tolist(),
+        "state_mib": r.engine.memory_bytes() / 2**20, "estimate_mib": estimate, "rss_before_mib": rss0,
+        "growth_mib": _rss_mib("VmHWM") - rss0, "peak_rss_mib": _rss_mib("VmHWM"), "threads": r.engine.n_threads,
+    })
+
+
+def _spot_one(*args) -> dict:
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_spot_run, args=(*args, queue))
+    proc.start()
+    while True:
+        try:
+            out = queue.get(timeout=5)
+            break
+        except Exception:  # queue.Empty: is the child still alive?
+            if not proc.is_alive():
+                raise RuntimeError(f"the benchmark process for {args[0]} exited with code {proc.exitcode}")
+    proc.join()
+    return out
+
+
+def _reach(log: dict, pct: float):
+    """(seconds, iterations) at the first check at or below ``pct``% of the pot, or (None, None)."""
+    for it, ex, s in zip(log["iterations"], log["exploitability"], log["seconds"]):
+        if 100.0 * ex / log["pot"] <= pct:
+            return s, it
+    return None, None
+
+
+def _median_reach(logs: list, pct: float) -> str:
+    got = [_reach(log, pct) for log in logs]
+    if any(s is None for s, _ in got):
+        return "not reached"
+    secs = sorted(s for s, _ in got)
+    its = sorted(i for _, i in got)
+    return f"{secs[len(secs) // 2]:.3g} s ({its[len(its) // 2]})"
+
+
+def spots_main(args, argv) -> None:
+    load0 = os.getloadavg()[0]
+    rows = ["| spot | nodes | hands | threads | schedule | " + " | ".join(f"to {p}% (it)" for p in PCTS)
+            + " | peer to 0.3% / 0.1% | compile | state | estimate / growth | peak RSS (peer) |",
+            "|---|---|---|---|---|" + "---|" * len(PCTS) + "---|---|---|---|---|"]
+    raw = []
+    for key, fname, pct, cap in SPOTS:
+        if args.only and key not in args.only:
+            continue
+        for threads in args.threads:
+            for schedule in args.schedules:
+                reps = 1 if key == "flop" else args.repeat
+                logs = [_spot_one(str(SPOTS_DIR / fname), threads, schedule, args.compressed, pct, cap,
+                                  args.check_every) for _ in range(reps)]
+                raw.append({"spot": key, "threads": threads, "schedule": schedule, "logs": logs})
+                g = logs[0]
+                peer = PEER.get((key, threads))
+                peer_t = f"{peer[0]:g} / {peer[1]:g} s" if peer else "-"
+                peer_m = f" ({peer[2]:g} MiB)" if peer else ""
+                row = (f"| {key} | {g['nodes']:,} | {g['hands'][0]} x {g['hands'][1]} | {g['threads']} | "
+                       f"{schedule}{' 16-bit' if args.compressed else ''} | "
+                       + " | ".join(_median_reach(logs, p) for p in PCTS)
+                       + f" | {peer_t} | {g['compile_s']:.1f} s | {g['state_mib']:,.1f} MiB | "
+                       f"{g['estimate_mib']:,.1f} / {g['growth_mib']:,.1f} MiB | {g['peak_rss_mib']:,.0f} MiB{peer_m} |")
+                rows.append(row)
+                print(row, flush=True)
+    load1 = os.getloadavg()[0]
+    if args.json:
+        args.json.write_text(json.dumps(raw))
+    body = "\n".join([
+        S_START,
+        "## HUNL solver against postflop-solver (issue 13 spots)",
+        "",
+        "Command: `python benchmarks/bench_hunl.py " + " ".join(sys.argv[1:] if argv is None else argv) + "`",
+        "",
+        f"Machine: {cpu_model()}, {os.cpu_count()} cores; load average {load0:.1f} at the start, {load1:.1f} at "
+        "the end. Spot files in `examples/spots/`; suit isomorphism on, float32 state. Times are wall seconds of "
+        f"the solve with the exploitability (NashConv/2) checked every {args.check_every} iterations, checks "
+        f"included, numba's compilation excluded (its column; 0 with a warm cache); medians of {args.repeat} "
+        "fresh processes (one for the flop). *state*: the solver's arrays; *estimate*: "
+        "`HoldemEndgame.memory_estimate()` before solving; *growth*: the process's peak resident memory during "
+        "the solve minus its resident memory before it; *peak RSS*: the whole Python process (interpreter, "
+        "numpy, numba and the tree included). Peer figures: postflop-solver on this machine, from issue 13.",
+        "",
+        *rows,
+        S_END,
+    ])
+    print(body)
+    if not args.no_write:
+        write_section(BENCHMARKS_MD, body, S_START, S_END)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spots", action="store_true", help="run the spot benchmark (issue 13) instead")
+    ap.add_argument("--only", nargs="+", help="with --spots: only these spots (subgame3 subgame4 subgame2 turn flop)")
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2], help="with --spots: thread counts")
+    ap.add_argument("--schedules", nargs="+", default=["dcfr"], help="with --spots: dcfr, dcfr-reset, pcfr+ ...")
+    ap.add_argument("--compressed", action="store_true", help="with --spots: 16-bit storage")
+    ap.add_argument("--repeat", type=int, default=3, help="with --spots: runs per row (median)")
     ap.add_argument("--games", nargs="+", default=["subgame1", "subgame2", "subgame3", "subgame4"])
     ap.add_argument("--algorithms", nargs="+", default=["cfr+", "dcfr"])
     ap.add_argument("--iterations", type=int, default=1000)
@@ -105,6 +254,11 @@ def main(argv=None) -> None:
     ap.add_argument("--from-json", type=Path, nargs="+",
                     help="build the table from logs saved with --json (runs nothing)")
     args = ap.parse_args(argv)
+    if args.spots:
+        if "--check-every" not in (sys.argv if argv is None else argv):
+            args.check_every = 10
+        spots_main(args, argv)
+        return
 
     logs = []
     load0 = os.getloadavg()[0]

@@ -368,12 +368,13 @@ class HoldemEndgame(Game):
         return out
 
     # ------------------------------------------------------------------ reporting
-    def memory_estimate(self) -> int:
+    def memory_estimate(self, compressed: bool = False, threads: int | None = None) -> int:
         """Bytes the solver (:class:`games.core.engine.Engine`) allocates for this game: regrets and average
-        weights per decision node and acting hand, and its work space (:func:`games.core.engine.estimate_memory`)."""
+        weights per decision node and acting hand (16-bit with ``compressed``), and its work space for ``threads``
+        threads (:func:`games.core.engine.estimate_memory`)."""
         from games.core.engine import estimate_memory
 
-        return estimate_memory(self)
+        return estimate_memory(self, compressed=compressed, n_threads=threads)
 
     def describe(self) -> str:
         """One line: street, board, pot, stack, hands per player and tree size."""

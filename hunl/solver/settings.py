@@ -11,7 +11,7 @@ from rulelearn.validation import check_int, check_real
 __all__ = ["ALGORITHMS", "SolverSettings"]
 
 #: Algorithms of the CFR family an endgame can be solved with (:data:`games.core.VARIANTS`).
-ALGORITHMS = ("dcfr", "cfr+", "cfr")
+ALGORITHMS = ("dcfr", "dcfr-reset", "pcfr+", "cfr+", "cfr")
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,11 @@ class SolverSettings:
 
     Parameters
     ----------
-    algorithm : {"dcfr", "cfr+", "cfr"}, default "dcfr"
-        DCFR uses alpha = 1.5, beta = 0, gamma = 2 (Brown & Sandholm 2019); CFR+ regret matching+, alternating
-        updates and linear averaging. Case and surrounding spaces are ignored.
+    algorithm : {"dcfr", "dcfr-reset", "pcfr+", "cfr+", "cfr"}, default "dcfr"
+        DCFR uses alpha = 1.5, beta = 0, gamma = 2 (Brown & Sandholm 2019); ``"dcfr-reset"`` postflop-solver's
+        schedule (alpha 1.5, beta 0 -- negative regrets halved --, gamma 3, the average restarted at every power of 4); ``"pcfr+"``
+        predictive CFR+ (Farina, Kroer & Sandholm 2021); CFR+ regret matching+, alternating updates and linear
+        averaging (:data:`games.core.cfr.VARIANTS`). Case and surrounding spaces are ignored.
     max_iterations : int, default 1000
         Iterations at most.
     target_pct_pot : float or None, default None
@@ -35,13 +37,17 @@ class SolverSettings:
     ------
     ValueError
         On an unknown algorithm, ``max_iterations`` or ``check_every`` not a positive integer, or a negative or
-        non-finite target; the message names the field as a spot file does (``solver.max_iterations``).
+        non-finite target, ``threads`` not a positive integer, ``compressed`` with ``"pcfr+"``; the message names
+        the field as a spot file does (``solver.max_iterations``).
     """
 
     algorithm: str = "dcfr"
     max_iterations: int = 1000
     target_pct_pot: float | None = None
     check_every: int | None = None
+    threads: int | None = None
+    isomorphism: bool = True
+    compressed: bool = False
 
     def __post_init__(self):
         algo = self.algorithm.strip().lower() if isinstance(self.algorithm, str) else self.algorithm
@@ -58,6 +64,13 @@ class SolverSettings:
             object.__setattr__(self, "target_pct_pot", target)
         object.__setattr__(self, "check_every", check_int("solver.check_every", self.check_every, 1,
                                                           allow_none=True))
+        object.__setattr__(self, "threads", check_int("solver.threads", self.threads, 1, allow_none=True))
+        for key in ("isomorphism", "compressed"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"solver.{key} must be true or false, got {getattr(self, key)!r}")
+        if self.compressed and algo == "pcfr+":
+            raise ValueError("solver.compressed cannot be combined with solver.algorithm = 'pcfr+' (predictive "
+                             "regrets are kept in float)")
 
     def replace(self, **changes) -> SolverSettings:
         """A copy with ``changes`` (validated)."""

@@ -135,9 +135,11 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
     Parameters
     ----------
     game : HoldemEndgame
-    algorithm : {"dcfr", "cfr+", "cfr"} or SolverSettings, default "dcfr"
+    algorithm : {"dcfr", "dcfr-reset", "pcfr+", "cfr+", "cfr"} or SolverSettings, default "dcfr"
         The algorithm, or all the settings at once (then ``iterations``, ``target_pct_pot`` and ``check_every``
-        are ignored); see :class:`~hunl.solver.settings.SolverSettings`.
+        are ignored; threads and 16-bit compression come from the settings); see
+        :class:`~hunl.solver.settings.SolverSettings`. The solution's ``seconds`` excludes numba's one-off
+        compilation, reported as ``compile_seconds``.
     iterations : int, default 1000
         Maximum number of iterations.
     target_pct_pot : float, optional
@@ -164,7 +166,7 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
         settings = algorithm
     else:
         settings = SolverSettings(algorithm, iterations, target_pct_pot, check_every)
-    estimate = game.memory_estimate() / 2**20
+    estimate = game.memory_estimate(compressed=settings.compressed, threads=settings.threads) / 2**20
     limit = 0.9 * available_memory_mb() if max_memory_mb is None else float(max_memory_mb)
     if estimate > limit:
         raise ValueError(f"solving needs about {estimate:,.0f} MiB, above the limit of {limit:,.0f} MiB; use a "
@@ -172,7 +174,8 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
     target_pct_pot = settings.target_pct_pot
     target = None if target_pct_pot is None else target_pct_pot / 100.0 * game.pot
     result = solve_cfr(game, settings.algorithm, iterations=settings.max_iterations, target=target,
-                       check_every=settings.check_every_for_run(), progress=progress)
+                       check_every=settings.check_every_for_run(), progress=progress, threads=settings.threads,
+                       compressed=settings.compressed)
     ex = result.exploitability.exploitability
     return EndgameSolution(
         game=game,

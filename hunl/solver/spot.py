@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: Solver algorithms a spot may ask for.
-ALGORITHMS = ("dcfr", "cfr+")
+ALGORITHMS = ("dcfr", "dcfr-reset", "pcfr+", "cfr+", "cfr")
 #: Range keys of a spot, in player order (0 = out of position, first to act; 1 = in position).
 PLAYERS = ("oop", "ip")
 #: ``raise_cap`` used when a spot has none (:attr:`Spot.raise_cap` is ``None``): above any raise sequence.
@@ -50,9 +50,12 @@ _TOP_KEYS = ("name", "description", "board", "pot", "stack", "starting_stack", "
 _ENDGAME_EXCLUDES = ("board", "pot", "stack", "starting_stack", "ranges", "big_blind")
 _SIZE_KEYS = ("bets", "raises", "all_in", "raise_cap", "allin_threshold")
 _TREE_KEYS = ("raise_cap", "allin_threshold")
-_SOLVER_KEYS = ("algorithm", "max_iterations", "target_pct_pot", "check_every")
+_SOLVER_KEYS = ("algorithm", "max_iterations", "target_pct_pot", "check_every", "threads", "isomorphism",
+                "compressed")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_STREET_OF_CARDS = {4: "turn", 5: "river"}
+_STREET_OF_CARDS = {3: "flop", 4: "turn", 5: "river"}
+#: Streets with betting in an endgame that starts on each street.
+_STREETS_FROM = {"flop": ("flop", "turn", "river"), "turn": ("turn", "river"), "river": ("river",)}
 _LIBRATUS_FIELDS = ("-round", "-board", "-pot", "-reach")
 
 
@@ -94,7 +97,7 @@ class Spot:
     name : str
         Short name (letters, digits, ``_.-``): the default output directory ``data/spots/<name>/``.
     board : tuple of int
-        4 (turn) or 5 (river) distinct card indices (:mod:`hunl.poker.cards`).
+        3 (flop), 4 (turn) or 5 (river) distinct card indices (:mod:`hunl.poker.cards`).
     pot : float
         Chips in the pot at the start of the endgame, > 0; each player has put in half.
     stack : float
@@ -105,16 +108,17 @@ class Spot:
         allow at least one pair of hands without a shared card.
     big_blind : float, default 100
         Big blind in chips (for bb/hand and mbb/g).
-    turn_sizes, river_sizes : BetSizes
-        The bet abstraction of each street (``turn_sizes`` is unused on a river spot).
+    turn_sizes, river_sizes, flop_sizes : BetSizes
+        The bet abstraction of each street (streets before the spot's are unused).
     raise_cap : int or None, default 3
         Raises per street after the first bet; ``None`` means no cap (:data:`UNCAPPED`).
     allin_threshold : float, default 0
         See :class:`hunl.solver.tree.TreeConfig`.
     solver : SolverSettings
-        The spot file's ``solver`` table (:class:`~hunl.solver.settings.SolverSettings`; a spot allows the
-        algorithms ``"dcfr"`` and ``"cfr+"``). Its fields read as ``spot.algorithm``, ``spot.max_iterations``,
-        ``spot.target_pct_pot``, ``spot.check_every``; :meth:`replace` changes any field, solver ones included.
+        The spot file's ``solver`` table (:class:`~hunl.solver.settings.SolverSettings`). Its fields read as
+        ``spot.algorithm``, ``spot.max_iterations``, ``spot.target_pct_pot``, ``spot.check_every``,
+        ``spot.threads``, ``spot.isomorphism``, ``spot.compressed``; :meth:`replace` changes any field, solver
+        ones included.
     range_text : tuple of two (str or None)
         The range strings as written (``None`` for weights from a file, a list or a Libratus endgame).
     board_removed : tuple of two int
@@ -129,7 +133,7 @@ class Spot:
     ValueError
         If a field breaks one of the rules above.
     TypeError
-        If ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.solver.tree.BetSizes`.
+        If ``flop_sizes``, ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.solver.tree.BetSizes`.
     """
 
     name: str
@@ -147,13 +151,14 @@ class Spot:
     board_removed: tuple = (0, 0)
     source: str | None = None
     kind: str = "spot"
+    flop_sizes: BetSizes = field(default_factory=BetSizes)
 
     def __post_init__(self):
         set_ = object.__setattr__
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise ValueError(f"name must be letters, digits, '_', '.' or '-' (a directory name), "
                              f"got {self.name!r}")
-        set_(self, "board", check_board(self.board, min_cards=4, max_cards=5, name="board"))
+        set_(self, "board", check_board(self.board, min_cards=3, max_cards=5, name="board"))
         pot = _number(self.pot, "pot")
         if pot <= 0:
             raise ValueError(f"pot must be a positive number of chips, got {self.pot!r}")
@@ -169,7 +174,7 @@ class Spot:
         set_(self, "stack", stack)
         set_(self, "big_blind", bb)
         set_(self, "ranges", _check_ranges(self.ranges, self.board))
-        for street in ("turn", "river"):
+        for street in ("flop", "turn", "river"):
             sizes = getattr(self, f"{street}_sizes")
             if not isinstance(sizes, BetSizes):
                 raise TypeError(f"bet_sizes.{street} must be a BetSizes, got {type(sizes).__name__}")
@@ -191,7 +196,7 @@ class Spot:
     # ------------------------------------------------------------------ derived
     @property
     def street(self) -> str:
-        """``"turn"`` (4-card board) or ``"river"`` (5 cards)."""
+        """``"flop"`` (3-card board), ``"turn"`` (4 cards) or ``"river"`` (5 cards)."""
         return _STREET_OF_CARDS[len(self.board)]
 
     @property
@@ -206,6 +211,18 @@ class Spot:
     @property
     def algorithm(self) -> str:
         return self.solver.algorithm
+
+    @property
+    def threads(self) -> int | None:
+        return self.solver.threads
+
+    @property
+    def isomorphism(self) -> bool:
+        return self.solver.isomorphism
+
+    @property
+    def compressed(self) -> bool:
+        return self.solver.compressed
 
     @property
     def max_iterations(self) -> int:
@@ -233,13 +250,14 @@ class Spot:
         return dataclasses.replace(self, **changes)
 
     def bet_sizes(self) -> dict:
-        """``{"turn": BetSizes, "river": BetSizes}`` for :class:`hunl.solver.game.HoldemEndgame`."""
-        return {"turn": self.turn_sizes, "river": self.river_sizes}
+        """``{"flop": BetSizes, "turn": BetSizes, "river": BetSizes}`` for
+        :class:`hunl.solver.game.HoldemEndgame`."""
+        return {"flop": self.flop_sizes, "turn": self.turn_sizes, "river": self.river_sizes}
 
     def describe(self) -> str:
         """One line: name, street, board, pot, stack, combos per range and the abstraction."""
         h0, h1 = self.num_combos()
-        sizes = self.river_sizes if self.street == "river" else self.turn_sizes
+        sizes = getattr(self, f"{self.street}_sizes")
         cap = "no cap" if self.raise_cap is None else f"raise cap {self.raise_cap}"
         return (f"{self.name}: {self.street} {self.board_text}, pot {self.pot:g}, stack {self.stack:g}, "
                 f"{h0} x {h1} combos, {self.street} bets {list(sizes.bets)} raises {list(sizes.raises)}"
@@ -253,7 +271,7 @@ class Spot:
             "ranges": dict(zip(PLAYERS, self.range_text)), "combos": dict(zip(PLAYERS, self.num_combos())),
             "board_removed": dict(zip(PLAYERS, self.board_removed)),
             "bet_sizes": {s: dataclasses.asdict(b) for s, b in self.bet_sizes().items()
-                          if s == "river" or self.street == "turn"},
+                          if s in _STREETS_FROM[self.street]},
             "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold,
             "solver": self.solver.to_dict(),
         }
@@ -286,7 +304,7 @@ class Spot:
         cap = UNCAPPED if cap is None else cap
         return HoldemEndgame(self.board, self.ranges, self.pot, self.stack, bet_sizes=self.bet_sizes(),
                              raise_cap=cap, allin_threshold=self.allin_threshold, big_blind=self.big_blind,
-                             dtype=dtype)
+                             dtype=dtype, isomorphism=self.solver.isomorphism)
 
 
 def _check_ranges(ranges, board) -> np.ndarray:

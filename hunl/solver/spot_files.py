@@ -1,4 +1,4 @@
-"""Spot files: a HUNL turn or river endgame to solve, read from TOML, JSON or a Libratus endgame file.
+"""Spot files: a HUNL flop, turn or river endgame to solve, read from TOML, JSON or a Libratus endgame file.
 
 A *spot* (:class:`hunl.solver.spot.Spot`) is everything :func:`hunl.solver.solve.solve_endgame` needs: the board,
 the pot, the stack behind, both players' ranges, the bet abstraction and the solver's settings. :func:`load_spot`
@@ -9,7 +9,7 @@ Schema (TOML shown; a JSON spot is the same nested object)::
 
     name = "river_small"            # optional; default: the file name without suffix ([A-Za-z0-9_.-])
     description = "..."             # optional free text
-    board = "Ks7d2c9h4s"            # 4 cards (turn endgame) or 5 (river endgame), no card repeated
+    board = "Ks7d2c9h4s"            # 3 cards (flop endgame), 4 (turn) or 5 (river), no card repeated
     pot = 1000                      # chips in the pot when the endgame starts, > 0 (half from each player)
     stack = 4500                    # effective stack behind, chips, >= 0 ...
     # starting_stack = 5000         # ... OR the stack when the hand started: behind = starting_stack - pot/2
@@ -30,13 +30,17 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     # raise_cap / allin_threshold may also be written here; the tree has one value for every street, so
     # values given in several places must agree
 
-    [bet_sizes.turn]                # turn spots only (an error on a river spot)
+    [bet_sizes.turn]                # flop and turn spots only (an error on a river spot)
+    [bet_sizes.flop]                # flop spots only
 
     [solver]                        # optional; command-line options override it
-    algorithm = "dcfr"              # "dcfr" or "cfr+"
+    algorithm = "dcfr"              # "dcfr", "dcfr-reset", "pcfr+", "cfr+" or "cfr"
     max_iterations = 1000
     target_pct_pot = 0.5            # stop at this exploitability, percent of the pot (default: none)
     check_every = 10                # measure exploitability every this many iterations (default: automatic)
+    threads = 2                     # solver threads (default: numba's thread count on large trees)
+    isomorphism = true              # merge suit-isomorphic turn/river cards (default true; same values)
+    compressed = false              # 16-bit regrets and average weights (default false; half the state)
 
 A spot can take the board, pot, stack and ranges from a Libratus endgame instead: ``endgame = "subgame3"`` (a
 name in :data:`hunl.solver.libratus.ENDGAMES` or a path relative to the spot file) replaces ``board``, ``pot``,
@@ -221,14 +225,16 @@ def _parse_sizes(table, street: str, defaults: BetSizes) -> tuple[BetSizes, dict
 
 
 def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
-    """(turn BetSizes, river BetSizes, raise_cap, allin_threshold)."""
+    """(flop BetSizes, turn BetSizes, river BetSizes, raise_cap, allin_threshold)."""
     table = {} if table is None else table
-    _check_keys(table, ("turn", "river") + _TREE_KEYS, "bet_sizes")
+    _check_keys(table, ("flop", "turn", "river") + _TREE_KEYS, "bet_sizes")
     if street == "river" and "turn" in table:
         raise ValueError("bet_sizes.turn: a river spot (5-card board) has no turn betting; remove the table")
+    if street != "flop" and "flop" in table:
+        raise ValueError(f"bet_sizes.flop: a {street} spot has no flop betting; remove the table")
     tree_values: dict = {k: [(f"bet_sizes.{k}", table[k])] for k in _TREE_KEYS if k in table}
     sizes = {}
-    for s in ("turn", "river"):
+    for s in ("flop", "turn", "river"):
         sizes[s], extra = _parse_sizes(table.get(s, {}), s, defaults)
         for k, v in extra.items():
             tree_values.setdefault(k, []).append((f"bet_sizes.{s}.{k}", v))
@@ -249,7 +255,7 @@ def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
         where, thr = chosen["allin_threshold"]
         if not _is_number(thr) or not math.isfinite(thr) or thr < 0:
             raise ValueError(f"{where} must be a number >= 0, got {thr!r}")
-    return sizes["turn"], sizes["river"], cap, thr
+    return sizes["flop"], sizes["turn"], sizes["river"], cap, thr
 
 
 def _parse_solver(table) -> SolverSettings:
@@ -320,8 +326,8 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
                 raise ValueError(f"{both[0]}: a spot with endgame = ... takes board, pot, stack and ranges "
                                  "from the Libratus endgame; remove " + ", ".join(both))
             endgame = _resolve_endgame(data["endgame"], base)
-            turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
-                                                     None)
+            _, turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
+                                                        None)
             return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river,
                                      raise_cap=cap, allin_threshold=thr, source=source, solver=solver)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
@@ -330,7 +336,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         if not isinstance(data["board"], (str, list)):
             raise ValueError(f"board must be a string such as 'Ks7d2c9h4s', got {data['board']!r}")
         try:
-            board = check_board(data["board"], min_cards=4, max_cards=5, name="board")
+            board = check_board(data["board"], min_cards=3, max_cards=5, name="board")
         except (ValueError, TypeError) as exc:
             msg = str(exc)
             raise ValueError(msg if msg.startswith("board") else f"board: {msg}") from None
@@ -366,11 +372,11 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             weights.append(w)
             texts.append(text)
             removed.append(r)
-        turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), street, BetSizes(), 3)
+        flop, turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), street, BetSizes(), 3)
         return Spot(name=name, board=board, pot=pot, stack=float(stack), ranges=np.stack(weights),
                     big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river, raise_cap=cap,
                     allin_threshold=thr, range_text=tuple(texts), board_removed=tuple(removed), source=source,
-                    solver=solver)
+                    solver=solver, flop_sizes=flop)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 

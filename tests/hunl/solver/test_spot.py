@@ -152,7 +152,8 @@ def test_the_test_toml_writer_matches_tomllib(tmp_path):
     assert tomllib.loads(TOML) == DATA
 
 
-@pytest.mark.parametrize("name", ["river_small.toml", "turn_small.toml", "river_libratus_sizes.json"])
+@pytest.mark.parametrize("name", ["river_small.toml", "turn_small.toml", "river_libratus_sizes.json",
+                                  "libratus_subgame4.toml", "turn_QsJh2h8d.toml"])
 def test_example_spots_load_and_build(name):
     spot = load_spot(EXAMPLES / name)
     assert spot.name == Path(name).stem and spot.kind == "spot"
@@ -160,6 +161,28 @@ def test_example_spots_load_and_build(name):
     assert game.config.street == spot.street
     assert game.num_hands == spot.num_combos()
     np.testing.assert_array_equal(game.weights, spot.ranges)
+
+
+def test_the_flop_benchmark_spot_has_the_documented_tree():
+    # examples/spots/flop_Td9d6h.toml: postflop-solver's README ranges, 180 x 265 combos after the board;
+    # 710,986 public nodes with suit isomorphism (clubs and spades interchangeable)
+    spot = load_spot(EXAMPLES / "flop_Td9d6h.toml")
+    assert spot.street == "flop" and spot.num_combos() == (180, 265)
+    assert set(spot.to_dict()["bet_sizes"]) == {"flop", "turn", "river"}
+    game = spot.game()
+    assert game.config.street == "flop" and game.tree.n_nodes == 710_986
+    assert spot.replace(isomorphism=False).isomorphism is False
+
+
+def test_solver_settings_reach_the_solve(tmp_path):
+    from hunl.solver.solve import solve_endgame
+
+    spot = load_spot(_write(tmp_path, _with(solver={"threads": 1, "compressed": True, "isomorphism": False,
+                                                    "algorithm": "dcfr-reset", "max_iterations": 20})))
+    assert (spot.threads, spot.compressed, spot.isomorphism, spot.algorithm) == (1, True, False, "dcfr-reset")
+    sol = solve_endgame(spot.game(), spot.solver)
+    assert sol.result.engine.compressed and sol.result.engine.n_threads == 1
+    assert sol.algorithm == "dcfr-reset" and sol.iterations == 20
 
 
 def test_starting_stack_gives_the_stack_behind(tmp_path):
@@ -173,6 +196,7 @@ def test_defaults(tmp_path):
     assert spot.name == "my-spot_1"
     assert (spot.big_blind, spot.raise_cap, spot.allin_threshold, spot.algorithm, spot.max_iterations,
             spot.target_pct_pot, spot.check_every) == (100.0, 3, 0.0, "dcfr", 1000, None, None)
+    assert (spot.threads, spot.isomorphism, spot.compressed) == (None, True, False)
     assert spot.river_sizes == BetSizes() and spot.turn_sizes == BetSizes()
 
 
@@ -271,7 +295,11 @@ BAD = [
     (dict(ranges__ip=[0.5] * 10), ["ranges.ip", "1,326 numbers"]),
     (dict(board="Ks7d2c9hKs"), ["board repeats", "Ks"]),
     (dict(board="Ks7d2c9h4x"), ["board", "unknown card '4x'"]),
-    (dict(board="Ks7d2c"), ["board must have 4 to 5 cards"]),
+    (dict(board="Ks7d"), ["board must have 3 to 5 cards"]),
+    (dict(bet_sizes__flop={"bets": [0.5]}), ["bet_sizes.flop", "river spot", "no flop betting"]),
+    (dict(solver__threads=0), ["solver.threads must be an integer >= 1"]),
+    (dict(solver__isomorphism="yes"), ["solver.isomorphism must be true or false"]),
+    (dict(solver__compressed=True, solver__algorithm="pcfr+"), ["solver.compressed", "pcfr+"]),
     (dict(board=7), ["board must be a string"]),
     (dict(pot=-100), ["pot must be a positive number of chips", "-100"]),
     (dict(pot=0), ["pot must be a positive"]),
@@ -292,7 +320,7 @@ BAD = [
      ["bet_sizes.river.raise_cap = 3 differs from bet_sizes.raise_cap = 2"]),
     (dict(bet_sizes__raise_cap=-1), ["bet_sizes.raise_cap must be an integer >= 0"]),
     (dict(bet_sizes__allin_threshold=-0.5), ["bet_sizes.allin_threshold must be a number >= 0"]),
-    (dict(solver__algorithm="cfr"), ["solver.algorithm must be one of dcfr, cfr+"]),
+    (dict(solver__algorithm="cfr-"), ["solver.algorithm must be one of dcfr, dcfr-reset, pcfr+, cfr+, cfr"]),
     (dict(solver__iterations=10), ["solver.iterations", "did you mean 'max_iterations'"]),
     (dict(solver__max_iterations=0), ["solver.max_iterations must be an integer >= 1"]),
     (dict(solver__target_pct_pot=-1), ["solver.target_pct_pot must be a percentage >= 0"]),
