@@ -182,13 +182,28 @@ def _median_reach(logs: list, pct: float) -> str:
     return f"{secs[len(secs) // 2]:.3g} s ({its[len(its) // 2]})"
 
 
+def _spot_row(r: dict) -> str:
+    logs, key, threads = r["logs"], r["spot"], r["threads"]
+    g = logs[0]
+    peer = PEER.get((key, threads))
+    peer_t = f"{peer[0]:g} / {peer[1]:g} s" if peer else "-"
+    peer_m = f" ({peer[2]:g} MiB)" if peer else ""
+    return (f"| {key} | {g['nodes']:,} | {g['hands'][0]} x {g['hands'][1]} | {g['threads']} | "
+            f"{r['schedule']}{' 16-bit' if r.get('compressed') else ''} | "
+            + " | ".join(_median_reach(logs, p) for p in PCTS)
+            + f" | {peer_t} | {g['compile_s']:.1f} s | {g['state_mib']:,.1f} MiB | "
+            f"{g['estimate_mib']:,.1f} / {g['growth_mib']:,.1f} MiB | {g['peak_rss_mib']:,.0f} MiB{peer_m} |")
+
+
 def spots_main(args, argv) -> None:
     load0 = os.getloadavg()[0]
     rows = ["| spot | nodes | hands | threads | schedule | " + " | ".join(f"to {p}% (it)" for p in PCTS)
             + " | peer to 0.3% / 0.1% | compile | state | estimate / growth | peak RSS (peer) |",
             "|---|---|---|---|---|" + "---|" * len(PCTS) + "---|---|---|---|---|"]
     raw = []
-    for key, fname, pct, cap in SPOTS:
+    for path in args.from_json or ():
+        raw.extend(json.loads(Path(path).read_text()))
+    for key, fname, pct, cap in SPOTS if not args.from_json else ():
         if args.only and key not in args.only:
             continue
         for threads in args.threads:
@@ -196,18 +211,10 @@ def spots_main(args, argv) -> None:
                 reps = 1 if key == "flop" else args.repeat
                 logs = [_spot_one(str(SPOTS_DIR / fname), threads, schedule, args.compressed, pct, cap,
                                   args.check_every) for _ in range(reps)]
-                raw.append({"spot": key, "threads": threads, "schedule": schedule, "logs": logs})
-                g = logs[0]
-                peer = PEER.get((key, threads))
-                peer_t = f"{peer[0]:g} / {peer[1]:g} s" if peer else "-"
-                peer_m = f" ({peer[2]:g} MiB)" if peer else ""
-                row = (f"| {key} | {g['nodes']:,} | {g['hands'][0]} x {g['hands'][1]} | {g['threads']} | "
-                       f"{schedule}{' 16-bit' if args.compressed else ''} | "
-                       + " | ".join(_median_reach(logs, p) for p in PCTS)
-                       + f" | {peer_t} | {g['compile_s']:.1f} s | {g['state_mib']:,.1f} MiB | "
-                       f"{g['estimate_mib']:,.1f} / {g['growth_mib']:,.1f} MiB | {g['peak_rss_mib']:,.0f} MiB{peer_m} |")
-                rows.append(row)
-                print(row, flush=True)
+                raw.append({"spot": key, "threads": threads, "schedule": schedule, "compressed": args.compressed,
+                            "logs": logs})
+                print(_spot_row(raw[-1]), flush=True)
+    rows += [_spot_row(r) for r in raw]
     load1 = os.getloadavg()[0]
     if args.json:
         args.json.write_text(json.dumps(raw))

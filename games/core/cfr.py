@@ -230,9 +230,10 @@ class CFRResult:
         The game solved.
     strategy : numpy.ndarray, shape ``(S,)``
         The average strategy profile (weighted as the config says), the approximate equilibrium, in the solver's
-        storage layout (per decision node and acting hand, :class:`games.core.layout.TreeLayout`), float64.
+        storage layout (per decision node and acting hand, :class:`games.core.layout.TreeLayout`), the game's
+        storage dtype (float32 or float64).
     current_strategy : numpy.ndarray, shape ``(S,)``
-        The last iterate's strategy profile, same layout.
+        The last iterate's strategy profile, same layout and dtype (computed from the engine when first read).
     exploitability : ExploitabilityResult
         Best-response values, NashConv and exploitability (NashConv / 2) of the average strategy, chips.
     iterations : int
@@ -259,7 +260,6 @@ class CFRResult:
 
     game: Game
     strategy: np.ndarray
-    current_strategy: np.ndarray
     exploitability: ExploitabilityResult
     iterations: int
     seconds: float
@@ -283,12 +283,16 @@ class CFRResult:
         return Policy(self.game, self.engine.to_edges(self.strategy))
 
     @cached_property
+    def current_strategy(self) -> np.ndarray:
+        return self.engine.strategies("current")
+
+    @cached_property
     def current_policy(self) -> Policy:
         """The last iterate as a :class:`Policy`."""
         return Policy(self.game, self.engine.to_edges(self.current_strategy))
 
     def node_strategy(self, node) -> np.ndarray:
-        """``(H_p, n_actions)`` float64: the average strategy at a decision node (rows = the actor's hands)."""
+        """``(H_p, n_actions)``: the average strategy at a decision node (rows = the actor's hands)."""
         t = self.game.tree
         n = t.node(node)
         p = int(t.player[n])
@@ -409,7 +413,6 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     return CFRResult(
         game=game,
         strategy=engine.strategies("average"),
-        current_strategy=engine.strategies("current"),
         exploitability=result_from_values(game, br, value),
         iterations=done,
         seconds=seconds,

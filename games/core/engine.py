@@ -245,8 +245,8 @@ class Engine:
 
     def strategies(self, source: str = "average") -> np.ndarray:
         """The normalised average (``"average"``) or current (``"current"``) strategy of every decision node,
-        storage layout, float64."""
-        out = np.zeros(self.layout.size)
+        storage layout, the storage dtype."""
+        out = np.zeros(self.layout.size, dtype=self.dtype)
         src = X.SOURCE_AVERAGE if source == "average" else X.SOURCE_REGRET
         s = self.S
         X.fill_strategies(src, self.predictive, self.T, self.L, s, self.hands, out, np.zeros(self.game.max_hands))

@@ -369,12 +369,14 @@ class HoldemEndgame(Game):
 
     # ------------------------------------------------------------------ reporting
     def memory_estimate(self, compressed: bool = False, threads: int | None = None) -> int:
-        """Bytes the solver (:class:`games.core.engine.Engine`) allocates for this game: regrets and average
-        weights per decision node and acting hand (16-bit with ``compressed``), and its work space for ``threads``
-        threads (:func:`games.core.engine.estimate_memory`)."""
-        from games.core.engine import estimate_memory
+        """Bytes a solve allocates for this game: the solver's (:class:`games.core.engine.Engine`) regrets and
+        average weights per decision node and acting hand (16-bit with ``compressed``) and its work space for
+        ``threads`` threads (:func:`games.core.engine.estimate_memory`), and the average strategy it returns
+        (storage dtype, same layout)."""
+        from games.core.engine import estimate_memory, layout_of
 
-        return estimate_memory(self, compressed=compressed, n_threads=threads)
+        returned = layout_of(self).size * self.storage_dtype.itemsize
+        return estimate_memory(self, compressed=compressed, n_threads=threads) + returned
 
     def describe(self) -> str:
         """One line: street, board, pot, stack, hands per player and tree size."""

@@ -197,7 +197,7 @@ def test_evaluation_matches_the_core_functions(river):
     # the solver measures its float32 average strategy in float32, this in float64 from the normalised policy:
     # each strategy entry differs by at most eps32, a line has at most 4 actions (raise cap 1: check, bet, raise,
     # call) and a payoff is at most pot + 2 * stack
-    tol = 4 * np.finfo(np.float32).eps * (g.pot + 2 * g.config.stack)
+    tol = 4 * float(np.finfo(np.float32).eps) * (g.pot + 2 * g.config.stack)
     assert ev.exploitability_chips == pytest.approx(sol.exploitability_chips, abs=tol)
     cc = play(g, CheckCall())
     e = evaluate_policy(g, cc, ref)

@@ -153,7 +153,7 @@ def test_the_test_toml_writer_matches_tomllib(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["river_small.toml", "turn_small.toml", "river_libratus_sizes.json",
-                                  "libratus_subgame4.toml", "turn_QsJh2h8d.toml"])
+                                  "turn_QsJh2h8d.toml"])
 def test_example_spots_load_and_build(name):
     spot = load_spot(EXAMPLES / name)
     assert spot.name == Path(name).stem and spot.kind == "spot"
@@ -161,6 +161,15 @@ def test_example_spots_load_and_build(name):
     assert game.config.street == spot.street
     assert game.num_hands == spot.num_combos()
     np.testing.assert_array_equal(game.weights, spot.ranges)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_libratus_benchmark_spots_are_the_libratus_endgames(n):
+    spot = load_spot(EXAMPLES / f"libratus_subgame{n}.toml")
+    ref = load_spot(f"subgame{n}")
+    assert spot.kind == "libratus" and spot.name == f"libratus_subgame{n}"
+    np.testing.assert_array_equal(spot.ranges, ref.ranges)
+    assert (spot.board, spot.pot, spot.stack, spot.river_sizes) == (ref.board, ref.pot, ref.stack, ref.river_sizes)
 
 
 def test_the_flop_benchmark_spot_has_the_documented_tree():
