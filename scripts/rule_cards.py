@@ -1,0 +1,59 @@
+#!/usr/bin/env python
+"""Rule cards a person can carry, with their measured cost: the bet game and HUNL endgames.
+
+::
+
+    python scripts/rule_cards.py betgame                  # the bet game's card and frontier (docs/RULES.md)
+    python scripts/rule_cards.py betgame --seeds 0 --no-doc   # one split, a quick look
+
+``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
+the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
+conditions for 1 .. ``--max-leaves`` rules beside the other rule sets and the papers', prints the card of the
+first split and writes ``<out>/betgame_card.json``, ``docs/figures/betgame_card_frontier.png`` and the blocks
+``betgame-card`` and ``betgame-card-table`` of ``docs/RULES.md``
+(:func:`rulelearn.experiments.cards_report.run_group_cards`). The frontier is cached under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rulelearn.experiments.cards_report import GroupCardJob, run_group_cards
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="game", required=True)
+    b = sub.add_parser("betgame", help="the bet game's rule card (docs/RULES.md)")
+    b.add_argument("--db", default="data/db20k", help="solution database (default data/db20k; built by "
+                                                      "`rulelearn generate --games 20000 --db data/db20k`)")
+    b.add_argument("--games", type=int, default=20_000)
+    b.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    b.add_argument("--max-leaves", type=int, default=8)
+    b.add_argument("--card-leaves", type=int, default=6, help="rules on the printed card (default 6)")
+    b.add_argument("--max-conditions", type=int, default=3, help="conditions per rule at most (default 3)")
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    b.add_argument("--out", default="data/cards")
+    b.add_argument("--figure", default="docs/figures/betgame_card_frontier.png")
+    b.add_argument("--doc", default="docs/RULES.md")
+    b.add_argument("--no-doc", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    a = parse_args(argv)
+    os.chdir(ROOT)
+    command = "python scripts/rule_cards.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    return run_group_cards(GroupCardJob(
+        db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
+        max_conditions=a.max_conditions, jobs=a.jobs, out=a.out, figure=a.figure,
+        doc=None if a.no_doc else a.doc, command=command))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
