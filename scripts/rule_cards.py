@@ -5,6 +5,7 @@
 
     python scripts/rule_cards.py betgame                  # the bet game's card and frontier (docs/RULES.md)
     python scripts/rule_cards.py betgame --seeds 0 --no-doc   # one split, a quick look
+    python scripts/rule_cards.py hunl --db data/hunl_river_2500 --libratus   # the river card and its frontier
 
 ``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
 the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
@@ -21,6 +22,7 @@ import os
 import sys
 from pathlib import Path
 
+from hunl.distill.card_experiment import CardJob, run_cards
 from rulelearn.experiments.cards_report import GroupCardJob, run_group_cards
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +44,24 @@ def parse_args(argv=None) -> argparse.Namespace:
     b.add_argument("--figure", default="docs/figures/betgame_card_frontier.png")
     b.add_argument("--doc", default="docs/RULES.md")
     b.add_argument("--no-doc", action="store_true")
+    h = sub.add_parser("hunl", help="HUNL rule cards from solved endgame databases (docs/HUNL.md)")
+    h.add_argument("--db", nargs="+", default=["data/hunl_river_2500"],
+                   help="hunl_river solution databases (river or turn endgames; several: pooled)")
+    h.add_argument("--endgames", type=int, default=None, help="use the first N endgames of each database")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--max-test", type=int, default=400, help="held-out endgames scored per database")
+    h.add_argument("--sizes", type=int, nargs="+", default=list(CardJob.sizes), help="card sizes (rules)")
+    h.add_argument("--card-rules", type=int, default=20, help="rules of the printed card (default 20)")
+    h.add_argument("--max-conditions", type=int, default=3)
+    h.add_argument("--leaf-endgames", type=int, default=200, help="training endgames of the CFR-BR leaves")
+    h.add_argument("--leaf-iterations", type=int, default=200)
+    h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
+    h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
+                   help="depths of the comparison trees (raw thresholds, optimal leaves)")
+    h.add_argument("--workers", type=int, default=None)
+    h.add_argument("--libratus", action="store_true", help="also play the card in the four Libratus endgames")
+    h.add_argument("--out", default="data/cards/hunl_river")
+    h.add_argument("--title", default="HUNL river rule card")
     return p.parse_args(argv)
 
 
@@ -49,6 +69,12 @@ def main(argv=None) -> int:
     a = parse_args(argv)
     os.chdir(ROOT)
     command = "python scripts/rule_cards.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if a.game == "hunl":
+        return run_cards(CardJob(
+            dbs=tuple(a.db), endgames=a.endgames, seed=a.seed, max_test=a.max_test, sizes=tuple(a.sizes),
+            card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
+            leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
+            libratus=a.libratus, out=a.out, title=a.title, command=command))
     return run_group_cards(GroupCardJob(
         db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
         max_conditions=a.max_conditions, jobs=a.jobs, out=a.out, figure=a.figure,

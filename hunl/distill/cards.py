@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hunl.distill.actions import CLASS_LABELS, N_CLASSES
+from hunl.distill.actions import N_CLASSES
 from hunl.distill.decisions import TURN_FEATURES, DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.quantities import (

@@ -14,7 +14,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from rulelearn.data.database import SolutionDatabase

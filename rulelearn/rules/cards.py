@@ -41,6 +41,8 @@ class Quantity:
         Phrase for ``x <= t``.
     label : str, optional
         A short noun for tables and figures (default: the name).
+    between : str, optional
+        Phrase for ``lo < x <= hi``, with ``{lo}`` and ``{hi}`` (default: the two phrases joined by "and").
     """
 
     name: str
@@ -48,6 +50,7 @@ class Quantity:
     above: str
     at_most: str
     label: str = ""
+    between: str = ""
 
     def __post_init__(self):
         if self.kind not in QUANTITY_KINDS:
@@ -69,9 +72,17 @@ class Quantity:
             raise ValueError(f"op must be '>' or '<=', got {op!r}")
         return (self.above if op == ">" else self.at_most).format(t=self.value_text(t, op))
 
+    def interval(self, lo: float | None, hi: float | None) -> str:
+        """``lo < x <= hi`` in words (either bound may be None)."""
+        if lo is not None and hi is not None:
+            if self.between:
+                return self.between.format(lo=self.value_text(lo, ">"), hi=self.value_text(hi, "<="))
+            return f"{self.phrase('>', lo)} and {self.phrase('<=', hi)}"
+        return self.phrase(">", lo) if lo is not None else self.phrase("<=", hi)
+
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "above": self.above, "at_most": self.at_most,
-                "label": self.label}
+                "label": self.label, "between": self.between}
 
 
 @dataclass(frozen=True)
@@ -250,7 +261,15 @@ class RuleCard:
         """``"if <phrase> and <phrase>: <action>"`` (``"always: ..."`` without conditions)."""
         if not rule.conditions:
             return f"always: {rule.action}"
-        conds = " and ".join(self.quantity(c.feature).phrase(c.op, c.threshold) for c in rule.conditions)
+        bounds: dict = {}
+        for c in rule.conditions:  # one phrase per quantity: "between 20% and 70%"
+            lo, hi = bounds.get(c.feature, (None, None))
+            if c.op == ">":
+                lo = c.threshold if lo is None else max(lo, c.threshold)
+            else:
+                hi = c.threshold if hi is None else min(hi, c.threshold)
+            bounds[c.feature] = (lo, hi)
+        conds = " and ".join(self.quantity(f).interval(lo, hi) for f, (lo, hi) in bounds.items())
         return f"if {conds}: {rule.action}"
 
     def to_text(self) -> str:

@@ -25,8 +25,8 @@ PLAIN_DENOMINATORS = (1, 2, 3, 4, 5, 6, 8, 10)
 #: Kinds of quantity a card can name, each with its grid of round thresholds.
 QUANTITY_KINDS = ("share", "signed", "scale", "count", "flag")
 
-#: Mantissas of a round positive number (times a power of ten): 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8.
-_MANTISSAS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+#: Mantissas of a round positive number (times a power of ten): 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 7.5, 8.
+_MANTISSAS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 7.5, 8.0)
 
 
 def share_grid() -> np.ndarray:
@@ -41,7 +41,7 @@ def signed_grid() -> np.ndarray:
 
 
 def scale_grid(low: float = 0.1, high: float = 100.0) -> np.ndarray:
-    """Round positive numbers ``m * 10**k`` with ``m`` in 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, within
+    """Round positive numbers ``m * 10**k`` with ``m`` in 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 7.5, 8, within
     ``[low, high]`` (ratios: a bet in pots, a stack-to-pot ratio)."""
     out = []
     for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
