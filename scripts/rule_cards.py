@@ -62,6 +62,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--libratus", action="store_true", help="also play the card in the four Libratus endgames")
     h.add_argument("--out", default="data/cards/hunl_river")
     h.add_argument("--title", default="HUNL river rule card")
+    h.add_argument("--name", default="river", help="card name: docs/cards/<name>.json, blocks card-<name>*")
+    h.add_argument("--doc", default=None, help="write the card's blocks into this doc (docs/HUNL.md)")
     return p.parse_args(argv)
 
 
@@ -74,7 +76,7 @@ def main(argv=None) -> int:
             dbs=tuple(a.db), endgames=a.endgames, seed=a.seed, max_test=a.max_test, sizes=tuple(a.sizes),
             card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
-            libratus=a.libratus, out=a.out, title=a.title, command=command))
+            libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))
     return run_group_cards(GroupCardJob(
         db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
         max_conditions=a.max_conditions, jobs=a.jobs, out=a.out, figure=a.figure,

@@ -63,6 +63,10 @@ class CardJob:
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
+    name: str = "river"
+    doc: str | None = None
+    figures: str = "docs/figures"
+    cards: str = "docs/cards"
 
 
 def split_endgames(n: int, seed: int, test_fraction: float, max_test: int) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +163,8 @@ def run_cards(job: CardJob) -> int:
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)
     workers = job.workers or os.cpu_count() or 1
-    key = json.dumps({k: v for k, v in asdict(job).items() if k not in ("workers", "libratus", "command", "title")},
+    key = json.dumps({k: v for k, v in asdict(job).items()
+                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")},
                      sort_keys=True)
     if (out / "key.json").exists() and (out / "key.json").read_text() != key:
         for f in out.glob("size_*.json"):
@@ -208,8 +213,63 @@ def run_cards(job: CardJob) -> int:
         result["libratus"] = libratus_scores(None, {"card": CardPolicy(card), **BASELINES})
     (out / "frontier.json").write_text(json.dumps(result, indent=1))
     frontier_plot(result, out / "frontier.png", job.title)
+    if job.doc:
+        write_card_docs(job, result, card)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
+    """The card's JSON (``<cards>/<name>.json``), its figures and the blocks ``card-<name>``,
+    ``card-<name>-frontier`` (and ``card-<name>-libratus``) of ``job.doc``."""
+    from hunl.distill.card_figure import card_figure
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    figures, cards = Path(job.figures), Path(job.cards)
+    figures.mkdir(parents=True, exist_ok=True)
+    cards.mkdir(parents=True, exist_ok=True)
+    (cards / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
+    frontier_plot(result, figures / f"{job.name}_card_frontier.png", job.title)
+    card_figure(card, figures / f"{job.name}_card.png", game=_example(card))
+    rows = [(r["n_rules"], r["n_conditions"], f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}",
+             f"{r['exploitability_mbb']:,.0f}", f"{r['train_pct_pot']:.2f}", f"{r['ev_pct_pot']:.2f}")
+            for r in sorted(result["frontier"], key=lambda r: r["n_rules"])]
+    rows += [(f"{t['n_rules']} (trees of depth {t['depth']})", t["n_conditions"],
+              f"{t['exploitability_pct_pot']:.2f} ± {t['sd']:.2f}", f"{t['exploitability_mbb']:,.0f}", "",
+              f"{t['ev_pct_pot']:.2f}") for t in result.get("trees", [])]
+    rows += [(f"{n} (baseline)", "", f"{b['exploitability_pct_pot']:.2f} ± {b['sd']:.2f}",
+              f"{b['exploitability_mbb']:,.0f}", "", f"{b['ev_pct_pot']:.2f}")
+             for n, b in result.get("baselines", {}).items()]
+    header = ["rules", "conditions", "held-out exploitability, % pot (mean ± sd)", "mbb/g",
+              "training endgames, % pot", "EV vs DCFR, % pot"]
+    minutes = result["seconds"] / 60
+    blocks = {f"card-{job.name}": f"`{job.command}` ({minutes:.0f} min on this machine)\n\n"
+                                  + card.to_markdown("####"),
+              f"card-{job.name}-frontier": (f"{result['n_test']} held-out endgames of {', '.join(result['dbs'])}; "
+                                            f"the stored DCFR solutions are at {result.get('dcfr_pct_pot', 0):.3f}% "
+                                            "of the pot.\n\n" + markdown_table((header, rows), right=header))}
+    if result.get("libratus"):
+        lr = []
+        for r in result["libratus"]:
+            for name, p in r["policies"].items():
+                lr.append((r["endgame"], r["street"], f"{r['pot']:g}", f"{r['dcfr_pct_pot']:.3f}%", name,
+                           f"{p['exploitability_pct_pot']:.2f}", f"{p['exploitability_mbb']:,.0f}",
+                           f"{p['ev_pct_pot']:.2f}"))
+        blocks[f"card-{job.name}-libratus"] = markdown_table(
+            (["endgame", "street", "pot", "DCFR solution", "policy", "exploitability, % pot", "mbb/g",
+              "EV vs DCFR, % pot"], lr), right=())
+    write_blocks(job.doc, blocks, title="# HUNL\n")
+
+
+def _example(card: RuleCard):
+    """The figure's example endgame: the river spot, or a turn spot for a card with turn sections."""
+    from hunl.distill.card_figure import EXAMPLE_SPOT, example_game
+
+    if 4 in card.meta.get("streets", ()):
+        spot = dict(EXAMPLE_SPOT, board="Ks7d2c4h", ranges=["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo",
+                                                            "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"])
+        return example_game(spot)
+    return example_game()
 
 
 def _notes() -> tuple[str, ...]:

@@ -7,8 +7,9 @@ A *group card* is a rule set (:mod:`rulelearn.rules.leaves`) a person can carry:
   :mod:`rulelearn.rules.plain`), so the printed thresholds are the fitted ones;
 * each leaf plays the strategy of least mean exploitability over its training games (the family's
   ``optimal_group_strategy``, an LP for the bet game), rounded to *plain mixes* (``k in d`` with a small ``d``,
-  :func:`rulelearn.rules.plain.plain_fractions`), and the card's cost is measured with those rounded strategies
-  -- the card plays exactly what it prints;
+  :func:`rulelearn.rules.plain.plain_fractions`) and improved by a local search over plain mixes
+  (:func:`improve_plain`), and the card's cost is measured with those strategies -- the card plays exactly what
+  it prints;
 * its cost is player 1's exploitability on held-out games (the family's ``player1_exploitability``: closed form
   for the bet game).
 
@@ -57,6 +58,10 @@ class GroupCardConfig:
         Of :class:`~rulelearn.rules.leaves.LeafFitter` and
         :func:`~rulelearn.rules.growth.grow_exploitability_tree` (``n_thresholds`` quantiles per feature, each
         snapped to the nearest round value).
+    improve_plain : bool
+        Improve each leaf's rounded mixes by :func:`improve_plain` on its training games.
+    plain_games : int
+        Training games of a leaf that search sees at most.
     max_conditions : int or None
         Most conditions of one rule (bounds, one per feature and side).
     tolerance : float
@@ -77,6 +82,8 @@ class GroupCardConfig:
     n_screen: int = 4
     min_leaf: int = 30
     tolerance: float = 0.05
+    improve_plain: bool = True
+    plain_games: int = 1000
     max_conditions: int | None = 3
     papers: bool = True
     n_games: int | None = None
@@ -93,6 +100,63 @@ def plain_strategy(strategy, tolerance: float = 0.05) -> np.ndarray:
             counts, d = plain_fractions(row, tolerance)
             out[i] = counts / d
     return out.reshape(s.shape)
+
+
+def improve_plain(plain, exact, score, max_passes: int = 8) -> np.ndarray:
+    """Greedy local search over plain mixes: move one unit ``1/d`` of a hand's mix between two actions while it
+    lowers ``score`` (a group's mean exploitability on its training games).
+
+    Each row keeps the denominator ``d`` of its plain mix (a pure row moves in tenths); the actions tried are those
+    of the row's plain mix and of the exact optimum ``exact``. Exploitability is convex in the strategy, but the
+    grid of plain mixes is not, so this finds a local optimum near the rounding.
+
+    Parameters
+    ----------
+    plain : numpy.ndarray, shape ``(d, B)``
+        Plain strategy (:func:`plain_strategy`).
+    exact : numpy.ndarray, shape ``(d, B)``
+        The optimum it rounds.
+    score : callable ``strategy -> float``
+
+    Returns
+    -------
+    numpy.ndarray
+        A plain strategy whose score is at most ``score(plain)``.
+    """
+    s = np.array(plain, dtype=np.float64, copy=True)
+    best = score(s)
+    den = np.full(s.shape[0], 10)
+    for h, row in enumerate(s):
+        for d in (2, 3, 4, 5, 6, 8, 10):
+            if np.allclose(row * d, np.round(row * d)):
+                den[h] = d
+                break
+    for _ in range(int(max_passes)):
+        improved = False
+        for h in range(s.shape[0]):
+            if s[h].sum() <= 0:
+                continue
+            unit = 1.0 / den[h]
+            support = np.flatnonzero(s[h] > 1e-12)
+            targets = np.union1d(support, np.flatnonzero(np.asarray(exact)[h] > 1e-6))
+            move = None
+            for a in support:
+                for b in targets:
+                    if b == a:
+                        continue
+                    t = s.copy()
+                    t[h, a] = max(t[h, a] - unit, 0.0)
+                    t[h, b] += unit
+                    t[h] /= t[h].sum()
+                    v = score(t)
+                    if v < best - 1e-12 and (move is None or v < move[0]):
+                        move = (v, t[h].copy())
+            if move is not None:
+                best, s[h] = move[0], move[1]
+                improved = True
+        if not improved:
+            break
+    return s
 
 
 def tree_conditions(tree: GrownTree, leaves) -> int:
@@ -127,7 +191,7 @@ def _card_task(games: SolvedGames, X: np.ndarray, names, config: GroupCardConfig
         for node in leaves:
             if node not in sums:
                 exact = fitter("optimal", train[masks["train"][node]])
-                plain = plain_strategy(exact, config.tolerance)
+                plain = _plain_leaf(exact, parts["train"], masks["train"][node], config, seed)
                 sums[node] = {(part, kind): _exploitability_sum(parts[part], masks[part][node], s)
                               for part in ("train", "test") for kind, s in (("exact", exact), ("plain", plain))}
         for kind in ("exact", "plain"):
@@ -139,6 +203,25 @@ def _card_task(games: SolvedGames, X: np.ndarray, names, config: GroupCardConfig
     for r in rows:
         r["seconds"] = seconds
     return rows, (tree, train)
+
+
+def _plain_leaf(exact: np.ndarray, train: SolvedGames, mask: np.ndarray, config: GroupCardConfig,
+                seed: int) -> np.ndarray:
+    """The plain strategy of a leaf: the optimum rounded, then improved on (at most ``config.plain_games`` of) the
+    leaf's training games."""
+    plain = plain_strategy(exact, config.tolerance)
+    if not config.improve_plain:
+        return plain
+    rows = np.flatnonzero(mask)
+    if rows.size > config.plain_games:
+        rows = np.sort(np.random.default_rng([seed, rows.size, int(rows[0])]).choice(rows, config.plain_games,
+                                                                                    replace=False))
+    group = train.subset(rows)
+
+    def score(s):
+        return float(group.player1_exploitability(np.broadcast_to(s, (rows.size, *s.shape))).mean())
+
+    return improve_plain(plain, exact, score)
 
 
 def _exploitability_sum(games: SolvedGames, mask: np.ndarray, strategy: np.ndarray) -> float:
@@ -275,8 +358,9 @@ def group_card(games: SolvedGames, tree: GrownTree, n_leaves: int, train, config
     labels = list(family.action_labels)
     hands = games.hand_labels
     rules = []
+    train_games = games.subset(train)
     for node in tree.leaves(n_leaves):
-        strat = plain_strategy(fitter("optimal", train[masks[node]]), config.tolerance)
+        strat = _plain_leaf(fitter("optimal", train[masks[node]]), train_games, masks[node], config, seed)
         conds = []
         for c in tree.conditions(int(node)):
             if c.lower is not None:

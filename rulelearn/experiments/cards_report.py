@@ -100,7 +100,7 @@ def run_group_cards(job: GroupCardJob) -> int:
     medoids = summary[(summary.method == "k-medoids") & (summary.leaf_kind == "medoid") & (summary.n_leaves == 5)]
     refs = [("5 medoids, the papers' rule set (no conditions; needs EMD distances)", float(medoids["mean"].iloc[0]))] \
         if not medoids.empty else []
-    pts = [("medoid tree of 5 medoids (the papers, Section 4.4)", float(r.n_conditions), float(r["mean"]))
+    pts = [("medoid tree of 5 medoids (the papers, Section 4.4)", float(r.n_conditions), float(r.mean))
            for r in summary[summary.method == "medoid tree (papers)"].itertuples()]
     plot_card_frontier(_curves(summary, _CURVES), job.figure,
                        f"Bet game rule cards: mean over {len(config.seeds)} splits of {len(games):,} games",
