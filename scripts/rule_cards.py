@@ -38,7 +38,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     b.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     b.add_argument("--max-leaves", type=int, default=8)
     b.add_argument("--card-leaves", type=int, default=6, help="rules on the printed card (default 6)")
-    b.add_argument("--max-conditions", type=int, default=3, help="conditions per rule at most (default 3)")
+    b.add_argument("--max-conditions", type=int, default=None, help="conditions per rule at most (default: no cap)")
+    b.add_argument("--max-fit-games", type=int, default=1200, help="training games per leaf LP (default 1200)")
     b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     b.add_argument("--out", default="data/cards")
     b.add_argument("--figure", default="docs/figures/betgame_card_frontier.png")
@@ -79,7 +80,7 @@ def main(argv=None) -> int:
             libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))
     return run_group_cards(GroupCardJob(
         db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
-        max_conditions=a.max_conditions, jobs=a.jobs, out=a.out, figure=a.figure,
+        max_conditions=a.max_conditions, max_fit_games=a.max_fit_games, jobs=a.jobs, out=a.out, figure=a.figure,
         doc=None if a.no_doc else a.doc, command=command))
 
 

@@ -34,7 +34,8 @@ class GroupCardJob:
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     max_leaves: int = 8
     card_leaves: int = 6
-    max_conditions: int = 3
+    max_conditions: int | None = None
+    max_fit_games: int = 1200
     target: float = 0.043
     jobs: int = 1
     out: str = "data/cards"
@@ -74,7 +75,8 @@ def run_group_cards(job: GroupCardJob) -> int:
     out.mkdir(parents=True, exist_ok=True)
     db = SolutionDatabase(job.db)
     games = SolvedGames(db.family(), db.load(n_games=job.games))
-    config = GroupCardConfig(max_leaves=job.max_leaves, seeds=tuple(job.seeds), max_conditions=job.max_conditions)
+    config = GroupCardConfig(max_leaves=job.max_leaves, seeds=tuple(job.seeds), max_conditions=job.max_conditions,
+                             max_fit_games=job.max_fit_games)
     key = json.dumps({"db": job.db, "games": len(games), **asdict(config)}, sort_keys=True)
     cache, cache_key = out / "betgame_frontier.csv", out / "betgame_frontier.key"
     if cache.exists() and cache_key.exists() and cache_key.read_text() == key:
@@ -124,7 +126,9 @@ def run_group_cards(job: GroupCardJob) -> int:
                                                           for lab, x, y in pts[:1]]
         blocks = {
             "betgame-card": (f"`{job.command}` ({(time.perf_counter() - t0) / 60:.1f} min). The card of split "
-                             f"{seed} ({job.card_leaves} rules, at most {job.max_conditions} conditions each):\n\n"
+                             f"{seed} ({job.card_leaves} rules"
+                             + (f", at most {job.max_conditions} conditions each" if job.max_conditions else "")
+                             + "):\n\n"
                              + card.to_markdown("####")),
             "betgame-card-table": (f"Held-out mean exploitability of player 1 (chips), mean over "
                                    f"{len(config.seeds)} splits of {len(games):,} games, with the mean number of "
