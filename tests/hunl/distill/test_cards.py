@@ -104,3 +104,40 @@ def test_a_river_card_plays_turn_decisions_with_its_river_rules(setup):
     X = np.full((3, 23), 0.5)
     X[:, 7] = [0, 1, 0]
     assert np.allclose(policy.class_probs(4, False, X), policy.class_probs(5, False, X))
+
+
+def test_card_figure_writes_a_page(setup, tmp_path):
+    from hunl.distill.card_figure import card_figure
+
+    *_, card, _, _ = setup
+    path = tmp_path / "card.png"
+    card_figure(card, path)
+    assert path.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_run_cards_end_to_end(tmp_path):
+    from hunl.distill.card_experiment import CardJob, run_cards
+    from hunl.distill.family import HoldemRiverFamily
+    from rulelearn.data.database import SolutionDatabase
+
+    family = HoldemRiverFamily(max_combos=60, iterations=150, target_pct_pot=0.5)
+    db = SolutionDatabase(tmp_path / "db")
+    db.generate(family, 15, seed=0, workers=1, progress=False, family_params=family.params())
+    doc = tmp_path / "HUNL.md"
+    doc.write_text("# HUNL\n")
+    job = CardJob(dbs=(str(tmp_path / "db"),), max_test=3, sizes=(1, 3), card_rules=3, leaf_endgames=4,
+                  leaf_iterations=5, samples=5_000, min_leaf_share=0.01, depths=(1,), workers=1,
+                  out=str(tmp_path / "out"), doc=str(doc), figures=str(tmp_path / "fig"), cards=str(tmp_path / "cards"))
+    assert run_cards(job) == 0
+    card = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    row = next(r for r in front["frontier"] if r["n_rules"] == card.n_rules)
+    assert card.cost.mean == pytest.approx(row["exploitability_pct_pot"])
+    text = doc.read_text()
+    assert "<!--block:card-river-->" in text and "held-out" in text
+    assert (tmp_path / "fig" / "river_card.png").exists()
+    # a second run resumes from the cached sizes and gives the same card
+    assert run_cards(job) == 0
+    again = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
+    assert again == card
