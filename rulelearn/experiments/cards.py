@@ -32,9 +32,11 @@ import pandas as pd
 
 from rulelearn.data.executors import make_executor
 from rulelearn.data.splits import SolvedGames, split_games
+from rulelearn.experiments.frontier import _exploitability_sum
 from rulelearn.features.representations import Representation
 from rulelearn.rules.cards import CardCondition, CardCost, CardRule, CardSection, RuleCard
 from rulelearn.rules.conditions import extract_rules
+from rulelearn.rules.formatting import group_hands
 from rulelearn.rules.growth import GrownTree, grow_exploitability_tree
 from rulelearn.rules.leaves import LeafFitter
 from rulelearn.rules.plain import describe_plain_mix, plain_fractions, share_grid
@@ -224,13 +226,6 @@ def _plain_leaf(exact: np.ndarray, train: SolvedGames, mask: np.ndarray, config:
     return improve_plain(plain, exact, score)
 
 
-def _exploitability_sum(games: SolvedGames, mask: np.ndarray, strategy: np.ndarray) -> float:
-    if not mask.any():
-        return 0.0
-    sub = games.subset(np.flatnonzero(mask))
-    return float(sub.player1_exploitability(np.broadcast_to(strategy, (int(mask.sum()), *strategy.shape))).sum())
-
-
 def _papers_task(games: SolvedGames, X: np.ndarray, config: GroupCardConfig, seed: int, k: int = 5):
     """The papers' medoid tree (k medoids, a tree on the medoids; Section 4.4) on one split."""
     from rulelearn.learners import ClusterThenTree
@@ -404,10 +399,4 @@ def _describe_hands(strategy: np.ndarray, labels, hands, noun: str) -> str:
             continue
         counts, d = plain_fractions(row, 1e-9, denominators=(1, 2, 3, 4, 5, 6, 8, 10))
         words.append(describe_plain_mix(labels, counts, d))
-    parts, start = [], 0
-    for k in range(1, len(words) + 1):
-        if k == len(words) or words[k] != words[start]:
-            who = f"{noun} {hands[start]}" if k - 1 == start else f"{noun}s {hands[start]}-{hands[k - 1]}"
-            parts.append(f"{who}: {words[start]}")
-            start = k
-    return "; ".join(parts)
+    return group_hands(words, hands, noun)

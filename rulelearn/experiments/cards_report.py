@@ -41,6 +41,7 @@ class GroupCardJob:
     out: str = "data/cards"
     figure: str = "docs/figures/betgame_card_frontier.png"
     doc: str | None = "docs/RULES.md"
+    cards: str = "docs/cards"
     command: str = "python scripts/rule_cards.py betgame"
 
 
@@ -97,6 +98,9 @@ def run_group_cards(job: GroupCardJob) -> int:
     card = group_card(games, tree, job.card_leaves, train, config, seed, test=split.test)
     print(card.to_text())
     (out / "betgame_card.json").write_text(json.dumps(card.to_dict(), indent=1))
+    if job.doc:
+        Path(job.cards).mkdir(parents=True, exist_ok=True)
+        (Path(job.cards) / "betgame.json").write_text(json.dumps(card.to_dict(), indent=1))
     summary = card_summary(frontier)
     summary.to_csv(out / "betgame_frontier_summary.csv", index=False)
     medoids = summary[(summary.method == "k-medoids") & (summary.leaf_kind == "medoid") & (summary.n_leaves == 5)]
