@@ -80,17 +80,21 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
     feats = node_features(game, ctx, np.array([k for k in nodes if k >= 0], dtype=np.int64),
                           np.ones((2, game.tree.n_nodes, game.max_hands)))
     feat_of = dict(zip([k for k in nodes if k >= 0], feats))
-    n_sec = len(card.sections)
-    width, head_h, sec_h = 11.5, 0.8, 2.7
-    height = head_h + sec_h * n_sec
+    width, head_h, grid_h = 11.5, 0.8, 2.7
+    line_h, gap_h, title_h = 0.115, 0.075, 0.3  # inches: a line of rule text, between rules, the section title
+    texts = [[textwrap.fill(card.rule_text(r) + f"   [{r.coverage:.0%}]", 135) for r in s.rules]
+             for s in card.sections]
+    sec_hs = [max(grid_h, title_h + sum(line_h * (t.count("\n") + 1) + gap_h for t in ts) + 0.15) for ts in texts]
+    height = head_h + sum(sec_hs)
     fig = plt.figure(figsize=(width, height))
     palette = list(matplotlib.colormaps["tab10"].colors) + list(matplotlib.colormaps["Set3"].colors)
     labels = np.array(HAND_CLASS_LABELS).reshape(13, 13)
     first = 0
     for si, (s, k) in enumerate(zip(card.sections, nodes)):
-        top = height - head_h - si * sec_h
+        top, sec_h = height - head_h - sum(sec_hs[:si]), sec_hs[si]
         ax = fig.add_axes((0.25 / width, (top - 2.45) / height, 2.3 / width, 2.3 / height))
-        tx = fig.add_axes((2.85 / width, (top - 2.55) / height, (width - 3.0) / width, 2.5 / height))
+        tx_h = sec_h - 0.05
+        tx = fig.add_axes((2.85 / width, (top - tx_h) / height, (width - 3.0) / width, tx_h / height))
         tx.set_axis_off()
         local = list(range(first, first + len(s.rules)))
         first += len(s.rules)
@@ -120,14 +124,12 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
         ax.tick_params(length=0, labeltop=True, labelbottom=False)
         lines = [f"{s.title}  -  grid: {where}"]
         tx.text(0, 1, lines[0], fontsize=8.5, fontweight="bold", va="top", transform=tx.transAxes)
-        y = 0.88
-        step = min(0.085, 0.85 / max(1, sum(1 + len(card.rule_text(r)) // 135 for r in s.rules)))
-        for j, rule in enumerate(s.rules):
-            text = textwrap.fill(card.rule_text(rule) + f"   [{rule.coverage:.0%}]", 135)
-            tx.add_patch(matplotlib.patches.Rectangle((0, y - 0.05), 0.01, 0.045, color=colors[j],
+        y = 1 - title_h / tx_h
+        for j, text in enumerate(texts[si]):
+            tx.add_patch(matplotlib.patches.Rectangle((0, y - 0.12 / tx_h), 0.01, 0.11 / tx_h, color=colors[j],
                                                       transform=tx.transAxes, clip_on=False))
             tx.text(0.016, y, text, fontsize=6.6, va="top", transform=tx.transAxes)
-            y -= step * (text.count("\n") + 1) + 0.015
+            y -= (line_h * (text.count("\n") + 1) + gap_h) / tx_h
     head = title or card.title
     cost = f"  -  cost {card.cost.text()}" if card.cost is not None else ""
     fig.text(0.5, 1 - 0.12 / height, f"{head}{cost}", ha="center", va="top", fontsize=10.5, fontweight="bold")
