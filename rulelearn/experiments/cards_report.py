@@ -83,12 +83,13 @@ def run_group_cards(job: GroupCardJob) -> int:
     if cache.exists() and cache_key.exists() and cache_key.read_text() == key:
         frontier = pd.read_csv(cache)
         print(f"reusing {cache}", flush=True)
-        fitted = None
+        fitted, reused = None, True
     else:
         frontier, fitted = card_frontier(games, config, progress=lambda m: print(
             f"[{time.perf_counter() - t0:6.0f} s] {m}", flush=True), n_jobs=job.jobs)
         frontier.to_csv(cache, index=False)
         cache_key.write_text(key)
+        reused = False
     seed = config.seeds[0]
     split = split_games(len(games), config.test_fraction, seed)
     if fitted is None:  # the tree is cheap to regrow for one split with the same seed
@@ -129,7 +130,9 @@ def run_group_cards(job: GroupCardJob) -> int:
         extra = [f"{lab}: {v:.4f}" for lab, v in refs] + [f"{lab}: {y:.4f} with {x:.0f} conditions"
                                                           for lab, x, y in pts[:1]]
         blocks = {
-            "betgame-card": (f"`{job.command}` ({(time.perf_counter() - t0) / 60:.1f} min). The card of split "
+            "betgame-card": (f"`{job.command}` ({(time.perf_counter() - t0) / 60:.1f} min"
+                             + (f"; the frontier read from `{cache}`, computed by an earlier run with the same "
+                                "settings" if reused else "") + f"). The card of split "
                              f"{seed} ({job.card_leaves} rules"
                              + (f", at most {job.max_conditions} conditions each" if job.max_conditions else "")
                              + "):\n\n"
