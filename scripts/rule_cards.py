@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     a = parse_args(argv)
     os.chdir(ROOT)
-    command = "python scripts/rule_cards.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python scripts/rule_cards.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     if a.game == "hunl":
         return run_cards(CardJob(
             dbs=tuple(a.db), endgames=a.endgames, seed=a.seed, max_test=a.max_test, sizes=tuple(a.sizes),
