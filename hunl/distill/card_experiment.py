@@ -180,13 +180,14 @@ def run_cards(job: CardJob) -> int:
         n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
         measure = (f"NashConv / 2 of the card played by both players, mean over {n_test:,} held-out solved endgames "
                    f"({', '.join(job.dbs)})")
-        frontier, cards = [], {}
+        frontier, cards, cached = [], {}, 0
         for n in sorted(set(job.sizes) | {job.card_rules}):
             if n > tree.max_leaves:
                 continue
             cache = out / f"size_{n}.json"
             if cache.exists():
                 rec = json.loads(cache.read_text())
+                cached += 1
             else:
                 card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
                                              workers=workers, title=job.title)
@@ -200,13 +201,15 @@ def run_cards(job: CardJob) -> int:
             frontier.append({k: v for k, v in rec.items() if k != "card"})
             print(f"   {n:3d} rules, {rec['n_conditions']:3d} conditions: {rec['exploitability_pct_pot']:.2f}% of the "
                   f"pot (training {rec['train_pct_pot']:.2f}%) [{time.perf_counter() - t0:.0f} s]", flush=True)
+        others_cached = (out / "others.json").exists()
         others = _others(job, data, ex, games, workers, out)
     card = cards[job.card_rules] if job.card_rules in cards else cards[max(cards)]
     (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
     (out / "card.md").write_text(card.to_markdown())
     print(card.to_text())
     result = {"frontier": frontier, **others, "dbs": list(job.dbs), "n_test": n_test, "command": job.command,
-              "card_rules": card.n_rules, "seconds": time.perf_counter() - t0}
+              "card_rules": card.n_rules, "seconds": time.perf_counter() - t0,
+              "cached": {"sizes": cached, "of": len(frontier), "others": others_cached}}
     if job.libratus:
         from hunl.distill.experiment import libratus_scores
 
@@ -243,7 +246,12 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
     header = ["rules", "conditions", "held-out exploitability, % pot (mean ± sd)", "mbb/g",
               "training endgames, % pot", "EV vs DCFR, % pot"]
     minutes = result["seconds"] / 60
-    blocks = {f"card-{job.name}": f"`{job.command}` ({minutes:.0f} min on this machine)\n\n"
+    c = result.get("cached", {})
+    reused = [f"{c['sizes']} of the {c['of']} card sizes"] if c.get("sizes") else []
+    reused += ["the comparison trees and baselines"] if c.get("others") else []
+    note = (f"; {' and '.join(reused)} read from the cache under `{job.out}` of an earlier run with the same "
+            "settings") if reused else ""
+    blocks = {f"card-{job.name}": f"`{job.command}` ({minutes:.0f} min on this machine{note})\n\n"
                                   + card.to_markdown("####"),
               f"card-{job.name}-frontier": (f"{result['n_test']} held-out endgames of {', '.join(result['dbs'])}; "
                                             f"the stored DCFR solutions are at {result.get('dcfr_pct_pot', 0):.3f}% "
