@@ -214,6 +214,7 @@ def run_cards(job: CardJob) -> int:
         from hunl.distill.experiment import libratus_scores
 
         result["libratus"] = libratus_scores(None, {"card": CardPolicy(card), **BASELINES})
+        result["seconds"] = time.perf_counter() - t0
     (out / "frontier.json").write_text(json.dumps(result, indent=1))
     frontier_plot(result, out / "frontier.png", job.title)
     if job.doc:
