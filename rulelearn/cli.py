@@ -1,5 +1,7 @@
 """Command line: ``rulelearn demo`` (the main job), ``rulelearn generate`` (a solution database), ``rulelearn rules``,
-and the commands of the game packages registered in :data:`COMMANDS` (``rulelearn pushfold``)."""
+and the commands of the game packages registered in :data:`COMMANDS` (``rulelearn pushfold``).
+
+``rulelearn rules --card river`` prints a rule card written by ``scripts/rule_cards.py`` (:data:`CARD_FILES`)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def cmd_demo(args) -> int:
 
 
 def cmd_rules(args) -> int:
+    if args.card:
+        return _print_cards(args.card, args.markdown)
     from rulelearn.data.database import SolutionDatabase
     from rulelearn.data.splits import SolvedGames
     from rulelearn.features.representations import Representation
@@ -68,6 +72,25 @@ def cmd_rules(args) -> int:
     for r in rules[: args.top or None]:
         print("  " + format_rule(r, list(family.action_labels), games.hand_labels, games.hand_noun,
                                  action_values=list(family.action_values)))
+    return 0
+
+
+#: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
+CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-deep", "turn")}
+
+
+def _print_cards(names, markdown: bool) -> int:
+    import json
+    from pathlib import Path
+
+    from rulelearn.rules.cards import RuleCard
+
+    for name in names:
+        path = Path(CARD_FILES.get(name, name))
+        if not path.exists():
+            raise FileNotFoundError(f"no rule card {name!r} at {path} (write one with scripts/rule_cards.py)")
+        card = RuleCard.from_dict(json.loads(path.read_text()))
+        print(card.to_markdown() if markdown else card.to_text())
     return 0
 
 
@@ -99,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="cdf | pdf, optionally -card, -card-cdf or -beats (default cdf-beats)")
     rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
+    rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
+                       help="print rule cards instead: betgame, river, river-deep, turn (docs/cards/*.json) or a card "
+                            "JSON file")
+    rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():
         cmd = sub.add_parser(name, help=text)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.betgame.best_response import player1_exploitability
+from games.betgame.card import cdf_quantities
 from games.betgame.group_lp import optimal_group_strategy
 from games.betgame.lp import solve_many
 from games.betgame.rules import BetGame
@@ -158,6 +159,10 @@ class BetGameFamily:
         """Player 1's exploitability (chips) of ``strategies``, in closed form against the stored game values
         (:func:`games.betgame.best_response.player1_exploitability`)."""
         return np.atleast_1d(player1_exploitability(columns["probs"], strategies, columns["value"], self.game))
+
+    def card_quantities(self) -> tuple:
+        """Plain-language phrases of the game features rule cards test (:func:`games.betgame.card.cdf_quantities`)."""
+        return cdf_quantities(self.game.n_cards)
 
     def optimal_group_strategy(self, columns: dict[str, np.ndarray], rows=None, weights=None,
                                start=None) -> np.ndarray:

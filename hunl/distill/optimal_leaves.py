@@ -46,6 +46,10 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
     """The leaf of every (decision node, hand) of ``game`` under ``model`` (range features against the starting
     ranges; ``model.ranges`` must be ``"start"``).
 
+    ``model`` is a :class:`hunl.distill.policy.DistilledPolicy` or any policy over leaves with ``ranges``,
+    ``leaf_keys()``, ``leaf_table(key)`` (``(n_leaves, 4)``) and ``leaf_ids(street, facing, player, X) -> (key,
+    leaf of each row)`` (a rule card, :class:`hunl.distill.cards.CardPolicy`).
+
     Raises
     ------
     ValueError
@@ -59,11 +63,9 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
     out = []
     for k, n in enumerate(ctx.nodes):
         p = int(ctx.player[k])
-        key = model.tree_key(int(ctx.street[k]), bool(ctx.facing[k]), p)
-        tree = model.trees_[key]
-        x = np.nan_to_num(feats[k][:, model.columns(key)].astype(np.float64), nan=0.0)
+        key, leaves = model.leaf_ids(int(ctx.street[k]), bool(ctx.facing[k]), p, feats[k])
         out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), class_routing(ctx.node_classes(int(n))), key,
-                               tree.tree_.apply(x).astype(np.int64)))
+                               np.asarray(leaves, dtype=np.int64)))
     return out
 
 
@@ -135,7 +137,7 @@ class _Shard:
     def __init__(self, model, games):
         self.games = list(games)
         self.leaves = [endgame_leaves(model, g) for g in self.games]
-        self.keys = tuple(model.trees_)
+        self.keys = tuple(model.leaf_keys())
 
     def seen(self, shapes: dict) -> dict:
         out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
@@ -208,7 +210,7 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
         raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
     if getattr(model, "ranges", "start") != "start":
         raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
-    start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.trees_}
+    start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
     current = {k: v.copy() for k, v in start.items()}
     regret = {k: np.zeros_like(v) for k, v in start.items()}
     avg = {k: np.zeros_like(v) for k, v in start.items()}

@@ -178,6 +178,29 @@ class DistilledPolicy(BaseEstimator):
             return other
         raise ValueError(f"no tree for decisions '{tree_key_name(key)}' (not in the training rows)")
 
+    def leaf_keys(self) -> tuple:
+        """The keys of the leaf tables (one per tree)."""
+        return tuple(self.trees_)
+
+    def leaf_ids(self, street: int, facing: bool, player: int, X: np.ndarray) -> tuple:
+        """The tree key of a decision type and the leaf (tree node id) each feature row of ``X`` reaches.
+
+        Parameters
+        ----------
+        street, facing, player
+            The decision type.
+        X : numpy.ndarray, shape ``(m, F)``
+            Feature rows in :data:`hunl.distill.decisions.TURN_FEATURES` order (at least the street's columns).
+
+        Returns
+        -------
+        key : tuple
+        leaves : numpy.ndarray of int64, shape ``(m,)``
+        """
+        key = self.tree_key(street, facing, player)
+        x = np.nan_to_num(np.asarray(X, dtype=np.float64)[:, self.columns(key)], nan=0.0)
+        return key, self.trees_[key].tree_.apply(x).astype(np.int64)
+
     def columns(self, key) -> list[int]:
         """Columns of :data:`hunl.distill.decisions.TURN_FEATURES` the tree ``key`` splits on."""
         return [TURN_FEATURES.index(f) for f in self.feature_names_[key]]

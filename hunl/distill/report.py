@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rulelearn.report.docblocks import markdown_table, render
+from rulelearn.report.docblocks import current_blocks, markdown_table, render
 
 __all__ = ["frontier_figure", "render_doc", "values_and_blocks"]
 
@@ -83,9 +83,11 @@ def values_and_blocks(res: dict) -> tuple[dict, dict]:
 
 
 def render_doc(doc: str, res: dict) -> str:
-    """``doc`` with its marked values and tables replaced by this run's."""
+    """``doc`` with its marked values and tables replaced by this run's (the ``card-*`` blocks stay)."""
     v, b = values_and_blocks(res)
     v["command"] = res.get("command", "python scripts/hunl_pipeline.py")
+    # the rule-card blocks are written by scripts/rule_cards.py (hunl.distill.card_experiment): keep them
+    b = {**current_blocks(doc, "card-"), **b}
     return render(doc, v, b)
 
 

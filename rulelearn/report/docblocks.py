@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["cpu_model", "markdown_table", "render", "replace_blocks", "write_blocks", "write_section"]
+__all__ = ["cpu_model", "current_blocks", "markdown_table", "render", "replace_blocks", "write_blocks",
+           "write_section"]
 
 _VALUE = re.compile(r"<!--v:([\w.-]+)-->(.*?)<!--/v-->", re.DOTALL)
 _BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOTALL)
@@ -37,6 +38,12 @@ def render(doc: str, values: dict[str, str], blocks: dict[str, str]) -> str:
         raise KeyError(f"the doc marks keys this run did not produce: {missing}")
     doc = _VALUE.sub(lambda m: f"<!--v:{m.group(1)}-->{values[m.group(1)]}<!--/v-->", doc)
     return replace_blocks(doc, blocks)
+
+
+def current_blocks(doc: str, prefix: str = "") -> dict[str, str]:
+    """The contents of the blocks of ``doc`` whose keys start with ``prefix`` (to keep blocks another run writes
+    when :func:`render` must see every key)."""
+    return {m.group(2): m.group(3) for m in _BLOCK.finditer(doc) if m.group(2).startswith(prefix)}
 
 
 def replace_blocks(doc: str, blocks: dict[str, str], append_missing: bool = False) -> str:

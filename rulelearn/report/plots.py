@@ -396,3 +396,43 @@ def plot_convergence(iterations, seconds, exploitability, path, title: str = "")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_card_frontier(curves, path, title: str = "", ylabel: str = "held-out mean exploitability",
+                       references=(), points=()) -> None:
+    """Rule cards: total conditions on the card against held-out exploitability, one line per learner.
+
+    Parameters
+    ----------
+    curves : dict
+        ``{label: (conditions, exploitability)}``: sequences of equal length (means over splits).
+    path : str or os.PathLike
+        PNG file (its folder is created).
+    title, ylabel : str
+    references : sequence of (label, value)
+        Horizontal lines (baselines, rule sets without conditions).
+    points : sequence of (label, conditions, exploitability)
+        Single marked points (e.g. the papers' rule sets).
+    """
+    from pathlib import Path
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 6))
+    markers = "os^vD<>pxh"
+    for k, (label, (x, y)) in enumerate(curves.items()):
+        ax.plot(x, y, marker=markers[k % len(markers)], ms=4, label=label)
+    colors = ["tab:gray", "tab:brown", "tab:purple", "tab:olive"]
+    for k, (label, v) in enumerate(references):
+        ax.axhline(v, ls="--", color=colors[k % len(colors)], label=label)
+    for k, (label, x, y) in enumerate(points):
+        ax.plot([x], [y], marker="*", ms=12, ls="none", color=colors[(k + 1) % len(colors)], label=label, zorder=5)
+    ax.set_xlabel("conditions on the card (bounds, over all rules)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    # below the axes: inside, it hid the papers' point
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, frameon=False)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -11,7 +11,7 @@ import numpy as np
 from rulelearn.numeric import weighted_quantile
 from rulelearn.rules.conditions import Rule
 
-__all__ = ["describe_action_mix", "describe_strategy", "format_rule", "sized_action_verb"]
+__all__ = ["describe_action_mix", "describe_strategy", "format_rule", "group_hands", "sized_action_verb"]
 
 
 def sized_action_verb(action_labels, sized) -> str:
@@ -99,6 +99,11 @@ def describe_strategy(strategy, action_labels, hand_labels=None, noun: str = "ha
         return describe_action_mix(s, action_labels, action_values, min_prob)
     labels = [str(k + 1) for k in range(s.shape[0])] if hand_labels is None else list(hand_labels)
     words = [describe_action_mix(row, action_labels, action_values, min_prob) for row in s]
+    return group_hands(words, labels, noun)
+
+
+def group_hands(words, labels, noun: str = "hand") -> str:
+    """``"cards 3-6: check; card 7: bet 0.1"``: one description per hand, equal neighbours grouped."""
     parts, start = [], 0
     for k in range(1, len(words) + 1):
         if k == len(words) or words[k] != words[start]:

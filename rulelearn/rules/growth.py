@@ -203,15 +203,21 @@ class _Candidate:
     threshold: float
 
 
-def _quantile_thresholds(values: np.ndarray, n_thresholds: int) -> np.ndarray:
+def _quantile_thresholds(values: np.ndarray, n_thresholds: int, grid=None) -> np.ndarray:
     q = np.quantile(values, np.arange(1, n_thresholds + 1) / (n_thresholds + 1), method="lower")
+    if grid is not None:  # snap each quantile to the nearest round value
+        g = np.asarray(grid, dtype=np.float64)
+        if g.size == 0:
+            return g
+        q = g[np.abs(g[None, :] - q[:, None]).argmin(axis=1)]
     t = np.unique(q)
-    return t[t < values.max()]  # a threshold at the maximum sends every row left
+    return t[(t < values.max()) & (t >= values.min())]  # a threshold at the maximum sends every row left
 
 
 def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, feature_names=None,
                              n_thresholds: int = 5, n_fit: int = 200, n_score: int = 400, n_screen: int = 4,
-                             min_leaf: int = 30, random_state=0) -> GrownTree:
+                             min_leaf: int = 30, random_state=0, grids=None,
+                             max_conditions: int | None = None) -> GrownTree:
     """Grow a tree best-first, scoring each candidate split by the held-out exploitability of optimal children.
 
     Game-agnostic: the three callbacks see only row indices into ``X``.
@@ -238,6 +244,11 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
     min_leaf : int, default 30
         Fewest training games in a child, and fewest in its part of ``A`` and of ``B`` is ``min_leaf // 4``.
     random_state : int, default 0
+    grids : sequence of array_like, optional
+        Round thresholds of each feature (:mod:`rulelearn.rules.plain`): each within-leaf quantile is replaced by
+        the nearest of them, so every threshold of the tree is a round number.
+    max_conditions : int, optional
+        Most conditions of a leaf's rule (bounds, one per feature and side: ``0.2 < x <= 0.7`` is two).
 
     Returns
     -------
@@ -262,7 +273,7 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
         strat = strategy_fn(rows_a)
         return float(np.mean(score(rows_b, strat)))
 
-    def best_split(rows: np.ndarray) -> _Candidate | None:
+    def best_split(rows: np.ndarray, bounds: frozenset = frozenset()) -> _Candidate | None:
         perm = rng.permutation(rows)
         if rows.size >= n_fit + n_score:
             a, b = perm[:n_fit], perm[n_fit:n_fit + n_score]
@@ -274,7 +285,10 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
         parent = rows.size * honest(a, b, fit)
         cands = []
         for f in range(x.shape[1]):
-            for t in _quantile_thresholds(x[rows, f], int(n_thresholds)):
+            if max_conditions is not None and len(bounds | {(f, "hi")}) > max_conditions or \
+                    max_conditions is not None and len(bounds | {(f, "lo")}) > max_conditions:
+                continue
+            for t in _quantile_thresholds(x[rows, f], int(n_thresholds), None if grids is None else grids[f]):
                 left = x[rows, f] <= t
                 nl = int(left.sum())
                 if nl < min_leaf or rows.size - nl < min_leaf:
@@ -299,10 +313,11 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
 
     nodes = [{"feature": -1, "threshold": np.nan, "left": -1, "right": -1}]
     node_rows = {0: np.arange(m)}
+    node_bounds = {0: frozenset()}
     order, gains, heap = [], [], []
 
     def push(node: int) -> None:
-        cand = best_split(node_rows[node])
+        cand = best_split(node_rows[node], node_bounds[node])
         if cand is not None:
             heapq.heappush(heap, (-cand.gain, node, cand.feature, cand.threshold))
 
@@ -315,6 +330,8 @@ def grow_exploitability_tree(X, fit, screen, score, max_leaves: int = 15, featur
         nodes[node].update(feature=int(f), threshold=float(t), left=left_id, right=right_id)
         nodes.extend([{"feature": -1, "threshold": np.nan, "left": -1, "right": -1} for _ in range(2)])
         node_rows[left_id], node_rows[right_id] = rows[go_left], rows[~go_left]
+        b = node_bounds.pop(node)
+        node_bounds[left_id], node_bounds[right_id] = b | {(int(f), "hi")}, b | {(int(f), "lo")}
         order.append(node)
         gains.append(-neg_gain)
         push(left_id)

@@ -70,3 +70,21 @@ def test_bad_options_fail_before_any_work(tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err, (argv, err)
         assert not db.exists() and not out.exists(), argv
+
+
+def test_rules_prints_a_rule_card(tmp_path, capsys):
+    import json
+
+    from rulelearn.cli import main
+    from rulelearn.rules.cards import CardCondition, CardCost, CardRule, CardSection, Quantity, RuleCard
+
+    q = (Quantity("x", "share", "x is more than {t}", "x is at most {t}"),)
+    card = RuleCard("A card", (CardSection("s", (CardRule((CardCondition("x", ">", 0.7),), "bet", (0.0, 1.0), 0.5),
+                                                 CardRule((CardCondition("x", "<=", 0.7),), "check", (1.0, 0.0),
+                                                          0.5))),), q, CardCost(0.04, 0.01, "chips", 10))
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(card.to_dict()))
+    assert main(["rules", "--card", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "if x is more than 70%: bet" in out and "0.04 chips" in out
+    assert main(["rules", "--card", str(tmp_path / "missing.json")]) == 2

@@ -1,0 +1,326 @@
+"""HUNL rule cards measured: the frontier by number of conditions, the card, and the Libratus endgames.
+
+:func:`run_cards` is ``scripts/rule_cards.py hunl``. From one or more solution databases of the
+``"hunl_river"`` family (river or turn endgames, any bet trees and stack depths), it
+
+1. splits each database into training and held-out endgames as :func:`hunl.distill.experiment.run_pipeline`
+   does (the same seed gives the same held-out endgames);
+2. turns the training endgames' decisions into rows (:mod:`hunl.distill.decisions`; cached under ``out``);
+3. grows one card tree (:func:`hunl.distill.cards.grow_card_tree`) and, for every card size of ``sizes``, fits
+   the card (CFR-BR leaves over ``leaf_endgames`` training endgames of every database, plain mixes) and measures
+   it in every held-out endgame (exploitability, NashConv / 2, in % of the pot and mbb/g; EV against the stored
+   solution) -- each size is cached under ``out``, so a killed run resumes;
+4. measures the baselines and, for comparison, depth-limited trees with unconstrained thresholds and optimal
+   leaves (:class:`hunl.distill.policy.DistilledPolicy`), with their conditions counted the same way;
+5. with ``libratus``: plays the card of ``card_rules`` rules in the four Libratus endgames.
+
+Outputs under ``out``: ``frontier.json``, ``card.json`` (the card, rebuildable: :meth:`rulelearn.rules.cards.
+RuleCard.from_dict`), ``card.md`` and the frontier figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hunl.distill.cards import CardConfig, CardPolicy, fit_card, grow_card_tree
+from hunl.distill.decisions import DecisionRows
+from hunl.distill.optimal_leaves import optimise_leaves
+from hunl.distill.pipeline import BASELINES, collect_rows, score_policies, take
+from hunl.distill.policy import DistilledPolicy, concat_rows
+from rulelearn.data.database import SolutionDatabase
+from rulelearn.data.executors import make_executor
+from rulelearn.rules.cards import CardCost, RuleCard
+from rulelearn.rules.conditions import extract_rules
+
+__all__ = ["CardJob", "card_cost", "policy_conditions", "run_cards", "split_endgames"]
+
+
+@dataclass(frozen=True)
+class CardJob:
+    """What ``scripts/rule_cards.py hunl`` runs (its options)."""
+
+    dbs: tuple[str, ...] = ("data/hunl_river_2500",)
+    endgames: int | None = None
+    seed: int = 0
+    test_fraction: float = 0.2
+    max_test: int = 400
+    sizes: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 18, 20, 24, 30, 40)
+    card_rules: int = 20
+    max_conditions: int = 3
+    leaf_endgames: int = 200
+    leaf_iterations: int = 200
+    samples: int = 400_000
+    min_leaf_share: float = 0.002
+    depths: tuple[int, ...] = (1, 2, 3)
+    workers: int | None = None
+    libratus: bool = False
+    out: str = "data/cards/hunl_river"
+    title: str = "HUNL river rule card"
+    command: str = "python scripts/rule_cards.py hunl"
+    name: str = "river"
+    doc: str | None = None
+    figures: str = "docs/figures"
+    cards: str = "docs/cards"
+
+
+def split_endgames(n: int, seed: int, test_fraction: float, max_test: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and held-out positions, as :func:`hunl.distill.experiment.run_pipeline` splits."""
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n)
+    n_test = max(1, int(round(test_fraction * n)))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])[:max_test]
+
+
+def policy_conditions(model: DistilledPolicy) -> int:
+    """Conditions (bounds, one per feature and side) over every leaf of a distilled policy's trees."""
+    total = 0
+    for key, tree in model.trees_.items():
+        for r in extract_rules(tree.tree_, model.leaf_table(key), model.feature_names_[key]):
+            total += sum((c.lower is not None) + (c.upper is not None) for c in r.conditions)
+    return int(total)
+
+
+def card_cost(scores, name: str, measure: str) -> CardCost:
+    """The :class:`rulelearn.rules.cards.CardCost` of policy ``name`` in held-out scores (% of the pot)."""
+    j = scores.policies.index(name)
+    x = scores.exploitability_pct_pot[:, j]
+    return CardCost(float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else 0.0, "% of the pot", int(x.size),
+                    float(scores.exploitability_mbb[:, j].mean()), measure)
+
+
+def _summary(scores, name: str) -> dict:
+    j = scores.policies.index(name)
+    x = scores.exploitability_pct_pot[:, j]
+    return {"exploitability_pct_pot": float(x.mean()), "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+            "sem": float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0,
+            "median_pct_pot": float(np.median(x)), "exploitability_mbb": float(scores.exploitability_mbb[:, j].mean()),
+            "ev_pct_pot": float(scores.ev_pct_pot[:, j].mean())}
+
+
+class _Data:
+    """The databases, their splits, training rows and endgames."""
+
+    def __init__(self, job: CardJob, executor):
+        self.parts = []
+        rows = []
+        out = Path(job.out)
+        for k, path in enumerate(job.dbs):
+            db = SolutionDatabase(path)
+            family = db.family()
+            cols = db.load(job.endgames)
+            train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+            train, test = take(cols, train_ids), take(cols, test_ids)
+            cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}.npz"
+            if cache.exists():
+                with np.load(cache) as z:
+                    r = DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__))
+            else:
+                from tqdm.auto import tqdm
+
+                with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:
+                    r = collect_rows(family, train, executor, progress=bar)
+                np.savez(cache, **{f: getattr(r, f) for f in DecisionRows.__dataclass_fields__})
+            rows.append(r)
+            self.parts.append({"db": path, "family": family, "train": train, "test": test,
+                               "n": len(cols["game_id"])})
+            print(f"   {path}: {len(cols['game_id'])} endgames, {train_ids.size} training ({r.weight.size:,} "
+                  f"decisions), {test_ids.size} held-out", flush=True)
+        self.rows = concat_rows(rows)
+
+    def leaf_games(self, n: int) -> list:
+        """``n`` training endgames, spread over the databases in proportion to their sizes."""
+        sizes = np.array([len(p["train"]["game_id"]) for p in self.parts], dtype=np.float64)
+        share = np.maximum(1, np.round(n * sizes / sizes.sum())).astype(int)
+        out = []
+        for p, m in zip(self.parts, share):
+            out += [p["family"].game(p["train"], i) for i in range(min(int(m), len(p["train"]["game_id"])))]
+        return out
+
+    def score(self, choosers: dict, executor):
+        """Held-out scores of ``choosers`` in every database, concatenated (game ids made unique)."""
+        from tqdm.auto import tqdm
+
+        from hunl.distill.pipeline import EndgameScores
+
+        parts = []
+        for k, p in enumerate(self.parts):
+            with tqdm(total=len(p["test"]["game_id"]), unit="endgame", desc="scoring", leave=False) as bar:
+                s = score_policies(p["family"], p["test"], choosers, executor, progress=bar)
+            parts.append(EndgameScores(s.game_id + k * 10 ** 9, s.policies, s.exploitability_pct_pot,
+                                       s.ev_pct_pot, s.exploitability_mbb, s.ev_mbb, s.reference_pct_pot))
+        return EndgameScores.concat(parts), [len(p["test"]["game_id"]) for p in self.parts]
+
+
+def run_cards(job: CardJob) -> int:
+    """Run ``job`` (see the module docstring); returns 0."""
+    t0 = time.perf_counter()
+    out = Path(job.out)
+    out.mkdir(parents=True, exist_ok=True)
+    workers = job.workers or os.cpu_count() or 1
+    key = json.dumps({k: v for k, v in asdict(job).items()
+                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")},
+                     sort_keys=True)
+    if (out / "key.json").exists() and (out / "key.json").read_text() != key:
+        for f in out.glob("size_*.json"):
+            f.unlink()
+    (out / "key.json").write_text(key)
+    with make_executor(workers, None) as ex:
+        data = _Data(job, ex)
+        config = CardConfig(max_leaves=max(job.sizes), max_conditions=job.max_conditions, n_samples=job.samples,
+                            min_leaf_share=job.min_leaf_share, random_state=job.seed)
+        tree, Z, Y = grow_card_tree(data.rows, config)
+        print(f"   card tree: {tree.max_leaves} rules at most ({time.perf_counter() - t0:.0f} s)", flush=True)
+        games = data.leaf_games(job.leaf_endgames)
+        n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
+        measure = (f"NashConv / 2 of the card played by both players, mean over {n_test:,} held-out solved endgames "
+                   f"({', '.join(job.dbs)})")
+        frontier, cards, cached = [], {}, 0
+        for n in sorted(set(job.sizes) | {job.card_rules}):
+            if n > tree.max_leaves:
+                continue
+            cache = out / f"size_{n}.json"
+            if cache.exists():
+                rec = json.loads(cache.read_text())
+                cached += 1
+            else:
+                card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
+                                             workers=workers, title=job.title)
+                scores, _ = data.score({"card": policy}, ex)
+                card = RuleCard(card.title, card.sections, card.quantities, card_cost(scores, "card", measure),
+                                _notes(), card.meta)
+                rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
+                       "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
+                cache.write_text(json.dumps(rec))
+            cards[n] = RuleCard.from_dict(rec["card"])
+            frontier.append({k: v for k, v in rec.items() if k != "card"})
+            print(f"   {n:3d} rules, {rec['n_conditions']:3d} conditions: {rec['exploitability_pct_pot']:.2f}% of the "
+                  f"pot (training {rec['train_pct_pot']:.2f}%) [{time.perf_counter() - t0:.0f} s]", flush=True)
+        others_cached = (out / "others.json").exists()
+        others = _others(job, data, ex, games, workers, out)
+    card = cards[job.card_rules] if job.card_rules in cards else cards[max(cards)]
+    (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
+    (out / "card.md").write_text(card.to_markdown())
+    print(card.to_text())
+    result = {"frontier": frontier, **others, "dbs": list(job.dbs), "n_test": n_test, "command": job.command,
+              "card_rules": card.n_rules, "seconds": time.perf_counter() - t0,
+              "cached": {"sizes": cached, "of": len(frontier), "others": others_cached}}
+    if job.libratus:
+        from hunl.distill.experiment import libratus_scores
+
+        result["libratus"] = libratus_scores(None, {"card": CardPolicy(card), **BASELINES})
+        result["seconds"] = time.perf_counter() - t0
+    (out / "frontier.json").write_text(json.dumps(result, indent=1))
+    frontier_plot(result, out / "frontier.png", job.title)
+    if job.doc:
+        write_card_docs(job, result, card)
+    print(f"done in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
+    """The card's JSON (``<cards>/<name>.json``), its figures and the blocks ``card-<name>``,
+    ``card-<name>-frontier`` (and ``card-<name>-libratus``) of ``job.doc``."""
+    from hunl.distill.card_figure import card_figure
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    figures, cards = Path(job.figures), Path(job.cards)
+    figures.mkdir(parents=True, exist_ok=True)
+    cards.mkdir(parents=True, exist_ok=True)
+    (cards / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
+    frontier_plot(result, figures / f"{job.name}_card_frontier.png", job.title)
+    card_figure(card, figures / f"{job.name}_card.png", game=_example(card))
+    rows = [(r["n_rules"], r["n_conditions"], f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}",
+             f"{r['exploitability_mbb']:,.0f}", f"{r['train_pct_pot']:.2f}", f"{r['ev_pct_pot']:.2f}")
+            for r in sorted(result["frontier"], key=lambda r: r["n_rules"])]
+    rows += [(f"{t['n_rules']} (trees of depth {t['depth']})", t["n_conditions"],
+              f"{t['exploitability_pct_pot']:.2f} ± {t['sd']:.2f}", f"{t['exploitability_mbb']:,.0f}", "",
+              f"{t['ev_pct_pot']:.2f}") for t in result.get("trees", [])]
+    rows += [(f"{n} (baseline)", "", f"{b['exploitability_pct_pot']:.2f} ± {b['sd']:.2f}",
+              f"{b['exploitability_mbb']:,.0f}", "", f"{b['ev_pct_pot']:.2f}")
+             for n, b in result.get("baselines", {}).items()]
+    header = ["rules", "conditions", "held-out exploitability, % pot (mean ± sd)", "mbb/g",
+              "training endgames, % pot", "EV vs DCFR, % pot"]
+    minutes = result["seconds"] / 60
+    c = result.get("cached", {})
+    reused = [f"{c['sizes']} of the {c['of']} card sizes"] if c.get("sizes") else []
+    reused += ["the comparison trees and baselines"] if c.get("others") else []
+    note = (f"; {' and '.join(reused)} read from the cache under `{job.out}` of an earlier run with the same "
+            "settings") if reused else ""
+    blocks = {f"card-{job.name}": f"`{job.command}` ({minutes:.0f} min on this machine{note})\n\n"
+                                  + card.to_markdown("####"),
+              f"card-{job.name}-frontier": (f"{result['n_test']} held-out endgames of {', '.join(result['dbs'])}; "
+                                            f"the stored DCFR solutions are at {result.get('dcfr_pct_pot', 0):.3f}% "
+                                            "of the pot.\n\n" + markdown_table((header, rows), right=header))}
+    if result.get("libratus"):
+        lr = []
+        for r in result["libratus"]:
+            for name, p in r["policies"].items():
+                lr.append((r["endgame"], r["street"], f"{r['pot']:g}", f"{r['dcfr_pct_pot']:.3f}%", name,
+                           f"{p['exploitability_pct_pot']:.2f}", f"{p['exploitability_mbb']:,.0f}",
+                           f"{p['ev_pct_pot']:.2f}"))
+        blocks[f"card-{job.name}-libratus"] = markdown_table(
+            (["endgame", "street", "pot", "DCFR solution", "policy", "exploitability, % pot", "mbb/g",
+              "EV vs DCFR, % pot"], lr), right=())
+    write_blocks(job.doc, blocks, title="# HUNL\n")
+
+
+def _example(card: RuleCard):
+    """The figure's example endgame: the river spot, or a turn spot for a card with turn sections."""
+    from hunl.distill.card_figure import EXAMPLE_SPOT, example_game
+
+    if 4 in card.meta.get("streets", ()):
+        spot = dict(EXAMPLE_SPOT, board="Ks7d2c4h", ranges=["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo",
+                                                            "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"])
+        return example_game(spot)
+    return example_game()
+
+
+def _notes() -> tuple[str, ...]:
+    return ("Ranges are the players' ranges at the start of the street; a strong hand beats 80% of all hands; b is "
+            "the bet faced in pots (the pot before it): b/(1+2b) is the pot odds, b/(1+b) the minimum-defence line.",
+            "Bet small: at most 3/4 pot; bet big: more, short of all-in; raise: any raise short of all-in. "
+            "k in d: play it k times out of d.")
+
+
+def _others(job: CardJob, data: _Data, ex, games, workers: int, out: Path) -> dict:
+    """Baselines and depth-limited trees with optimal leaves (cached)."""
+    cache = out / "others.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    choosers = dict(BASELINES)
+    depth = {}
+    for d in job.depths:
+        m = DistilledPolicy(max_depth=d, n_samples=job.samples, random_state=job.seed).fit(data.rows)
+        res = optimise_leaves(m, games, iterations=job.leaf_iterations, workers=workers, progress=True)
+        choosers[f"depth {d}, optimal leaves"] = m.with_leaf_tables(res.tables)
+        depth[d] = (m.n_rules(), policy_conditions(m))
+    scores, _ = data.score(choosers, ex)
+    res = {"baselines": {n: _summary(scores, n) for n in BASELINES},
+           "trees": [{"depth": d, "n_rules": depth[d][0], "n_conditions": depth[d][1],
+                      **_summary(scores, f"depth {d}, optimal leaves")} for d in job.depths],
+           "dcfr_pct_pot": float(scores.reference_pct_pot.mean())}
+    cache.write_text(json.dumps(res))
+    return res
+
+
+def frontier_plot(result: dict, path: Path, title: str) -> None:
+    """Held-out exploitability (% of the pot) against the conditions on the card, per learner."""
+    from rulelearn.report.plots import plot_card_frontier
+
+    fr = sorted(result["frontier"], key=lambda r: r["n_rules"])
+    curves = {"rule cards: round thresholds, <= 3 conditions a rule, CFR-BR leaves in plain mixes":
+              ([r["n_conditions"] for r in fr], [r["exploitability_pct_pot"] for r in fr])}
+    if result.get("trees"):
+        tr = result["trees"]
+        curves["trees of depth 1-3 per decision type, raw thresholds, CFR-BR leaves"] = (
+            [r["n_conditions"] for r in tr], [r["exploitability_pct_pot"] for r in tr])
+    refs = [(f"{n} (baseline)", b["exploitability_pct_pot"]) for n, b in result.get("baselines", {}).items()
+            if n != "uniform random"]
+    plot_card_frontier(curves, path, f"{title}: {result['n_test']} held-out endgames",
+                       "held-out mean exploitability (% of the pot)", refs)

@@ -1,0 +1,141 @@
+"""A HUNL rule card on one page: each section's rules beside a 13x13 grid of the hands each rule covers.
+
+:func:`card_figure` plays the card in an example endgame (:data:`EXAMPLE_SPOT` by default): for every section of
+the card it takes the first decision node of that type (breadth-first: the first bet faced is the smallest), reads
+which rule each hand of the acting player's range reads there (:class:`hunl.distill.cards.CardPolicy`), and
+colours each cell of the hand grid (suited above the diagonal, offsuit below, pairs on it) by the rule that covers
+most of the cell's combos, weighted by the range; the section's rules are printed beside the grid in the same
+colours.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from hunl.distill.cards import CardPolicy
+from hunl.distill.decisions import DecisionContext, node_features
+from hunl.poker.cards import HAND_CLASS_LABELS, RANKS, format_cards, grid_average
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.cards import RuleCard
+
+__all__ = ["EXAMPLE_SPOT", "card_figure", "example_game"]
+
+#: The example endgame of the figure: a dry river board, wide ranges, pot 100, 4 pots behind, the training
+#: tree's sizes (half pot, pot, all-in).
+EXAMPLE_SPOT = {"board": "Ks7d2c4h9s",
+                "ranges": ["22+,A2s+,K5s+,Q8s+,J8s+,T8s+,97s+,86s+,75s+,65s,54s,A7o+,K9o+,QTo+,JTo",
+                           "22+,A2s+,K7s+,Q9s+,J9s+,T8s+,97s+,87s,76s,65s,A8o+,KTo+,QTo+,JTo"],
+                "pot": 100.0, "stack": 400.0, "bet_sizes": BetSizes(bets=(0.5, 1.0), raises=(), all_in=True),
+                "raise_cap": 1}
+
+
+def example_game(spot: dict | None = None) -> HoldemEndgame:
+    """The endgame of ``spot`` (default :data:`EXAMPLE_SPOT`)."""
+    s = EXAMPLE_SPOT if spot is None else spot
+    return HoldemEndgame(s["board"], s["ranges"], pot=s["pot"], stack=s["stack"], bet_sizes=s["bet_sizes"],
+                         raise_cap=s["raise_cap"])
+
+
+def _section_nodes(card: RuleCard, ctx: DecisionContext) -> list[int]:
+    """For each section, the position in ``ctx.nodes`` of its first decision node (or -1)."""
+    out = []
+    for s in card.sections:
+        found = -1
+        for k in range(ctx.nodes.size):
+            vals = {"street": float(ctx.street[k]), "in_position": float(ctx.player[k]),
+                    "facing": float(ctx.facing[k])}
+            if all(c.holds(vals[c.feature]) for c in s.conditions if c.feature in vals):
+                found = k
+                break
+        out.append(found)
+    return out
+
+
+def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: str | None = None) -> None:
+    """Write the one-page figure of ``card`` (PNG) on ``game`` (default :func:`example_game`).
+
+    Parameters
+    ----------
+    card : RuleCard
+        A HUNL card (:func:`hunl.distill.cards.card_from_tree`).
+    path : str or os.PathLike
+    game : HoldemEndgame, optional
+    title : str, optional
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    game = example_game() if game is None else game
+    policy = CardPolicy(card)
+    ctx = DecisionContext(game)
+    nodes = _section_nodes(card, ctx)
+    feats = node_features(game, ctx, np.array([k for k in nodes if k >= 0], dtype=np.int64),
+                          np.ones((2, game.tree.n_nodes, game.max_hands)))
+    feat_of = dict(zip([k for k in nodes if k >= 0], feats))
+    width, head_h, grid_h = 11.5, 0.8, 2.7
+    line_h, gap_h, title_h = 0.115, 0.075, 0.3  # inches: a line of rule text, between rules, the section title
+    texts = [[textwrap.fill(card.rule_text(r) + f"   [{r.coverage:.0%}]", 135) for r in s.rules]
+             for s in card.sections]
+    sec_hs = [max(grid_h, title_h + sum(line_h * (t.count("\n") + 1) + gap_h for t in ts) + 0.15) for ts in texts]
+    height = head_h + sum(sec_hs)
+    fig = plt.figure(figsize=(width, height))
+    palette = list(matplotlib.colormaps["tab10"].colors) + list(matplotlib.colormaps["Set3"].colors)
+    labels = np.array(HAND_CLASS_LABELS).reshape(13, 13)
+    first = 0
+    for si, (s, k) in enumerate(zip(card.sections, nodes)):
+        top, sec_h = height - head_h - sum(sec_hs[:si]), sec_hs[si]
+        ax = fig.add_axes((0.25 / width, (top - 2.45) / height, 2.3 / width, 2.3 / height))
+        tx_h = sec_h - 0.05
+        tx = fig.add_axes((2.85 / width, (top - tx_h) / height, (width - 3.0) / width, tx_h / height))
+        tx.set_axis_off()
+        local = list(range(first, first + len(s.rules)))
+        first += len(s.rules)
+        colors = [palette[j % len(palette)] for j in range(len(local))]
+        if k >= 0:
+            p = int(ctx.player[k])
+            _, idx = policy.leaf_ids(int(ctx.street[k]), bool(ctx.facing[k]), p, feat_of[k])
+            onehot = np.zeros((game.num_hands[p], len(local)))
+            inside = (idx >= local[0]) & (idx <= local[-1])
+            onehot[np.flatnonzero(inside), idx[inside] - local[0]] = 1.0
+            combo = np.zeros((1326, len(local)))
+            combo[game.combos[p]] = onehot
+            w = np.zeros(1326)
+            w[game.combos[p]] = game.prior[p, :game.num_hands[p]]
+            grid = grid_average(combo, w)
+            cell = np.where(np.isnan(grid).all(axis=2), np.nan, np.nanargmax(np.nan_to_num(grid, nan=-1), axis=2))
+            ax.imshow(np.ma.masked_invalid(cell), cmap=ListedColormap(colors).with_extremes(bad="#eeeeee"),
+                      vmin=-0.5, vmax=len(local) - 0.5)
+            for (r, c), v in np.ndenumerate(cell):
+                ax.text(c, r, labels[r, c], ha="center", va="center", fontsize=4.3,
+                        color="black" if np.isfinite(v) else "#aaaaaa")
+            where = f"first decision of this type on {format_cards(game.board)}"
+        else:
+            where = "(no such decision in the example endgame)"
+        ax.set_xticks(range(13), list(RANKS[::-1]), fontsize=5)
+        ax.set_yticks(range(13), list(RANKS[::-1]), fontsize=5)
+        ax.tick_params(length=0, labeltop=True, labelbottom=False)
+        lines = [f"{s.title}  -  grid: {where}"]
+        tx.text(0, 1, lines[0], fontsize=8.5, fontweight="bold", va="top", transform=tx.transAxes)
+        y = 1 - title_h / tx_h
+        for j, text in enumerate(texts[si]):
+            tx.add_patch(matplotlib.patches.Rectangle((0, y - 0.12 / tx_h), 0.01, 0.11 / tx_h, color=colors[j],
+                                                      transform=tx.transAxes, clip_on=False))
+            tx.text(0.016, y, text, fontsize=6.6, va="top", transform=tx.transAxes)
+            y -= (line_h * (text.count("\n") + 1) + gap_h) / tx_h
+    head = title or card.title
+    cost = f"  -  cost {card.cost.text()}" if card.cost is not None else ""
+    fig.text(0.5, 1 - 0.12 / height, f"{head}{cost}", ha="center", va="top", fontsize=10.5, fontweight="bold")
+    fig.text(0.5, 1 - 0.45 / height, f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule "
+             "most of the hand class's combos read (suited above the diagonal; grey: not in the range).",
+             ha="center", va="top", fontsize=8)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=130)
+    plt.close(fig)

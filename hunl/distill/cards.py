@@ -1,0 +1,343 @@
+"""HUNL rule cards: a few rules per street, position and decision type, learned with exploitability in the loop.
+
+A card (:class:`rulelearn.rules.cards.RuleCard`) is learned from the decisions of solved endgames
+(:func:`hunl.distill.decisions.decision_rows`, starting ranges) in three steps:
+
+1. :func:`grow_card_tree`: one best-first tree over all decisions (:func:`rulelearn.rules.round_tree.
+   grow_round_tree`) on the cumulative action-class distributions (the Cramér distance, as
+   :class:`hunl.distill.policy.DistilledPolicy`), rows drawn in proportion to probability times stake. Its first
+   splits are on the *section* features (street, position, facing a bet), which cost no condition; every other
+   threshold is a round number (:func:`hunl.distill.quantities.feature_grid`) and a rule has at most
+   ``max_conditions`` of them. The trees with 1, 2, ... leaves are nested, so one growth gives every card size.
+2. :func:`fit_card`: the leaves of the tree with ``n_rules`` leaves get the class distributions of least
+   exploitability over training endgames (CFR-BR, :func:`hunl.distill.optimal_leaves.optimise_leaves`), rounded
+   to plain mixes ("bet big 2 in 3, check 1 in 3", :func:`rulelearn.rules.plain.plain_fractions`).
+3. :class:`CardPolicy` plays the card -- exactly the rounded strategies it prints -- in any endgame
+   (:func:`hunl.distill.policy.play`), so its cost is measured in held-out solved endgames like any policy
+   (:mod:`hunl.distill.cost`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hunl.distill.actions import N_CLASSES
+from hunl.distill.decisions import TURN_FEATURES, DecisionRows
+from hunl.distill.optimal_leaves import optimise_leaves
+from hunl.distill.quantities import (
+    CARD_FEATURES,
+    QUANTITIES,
+    SECTION_FEATURES,
+    design_matrix,
+    feature_grid,
+    section_title,
+)
+from rulelearn.rules.cards import CardCondition, CardCost, CardRule, CardSection, RuleCard
+from rulelearn.rules.growth import GrownTree
+from rulelearn.rules.plain import describe_plain_mix, plain_fractions
+from rulelearn.rules.round_tree import grow_round_tree, leaf_means
+
+__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "CardConfig", "CardPolicy", "card_from_tree", "fit_card",
+           "grow_card_tree", "plain_table"]
+
+#: The one leaf-table key of a card (all its rules form one table).
+CARD_KEY = "card"
+#: Features a card may test by default (the river's and the turn's deciles; ``equity_uniform`` left out: raw
+#: strength without the ranges is what rule cards should not rely on).
+DEFAULT_CARD_FEATURES = ("equity", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev", "opp_strong",
+                         "equity_margin", "defend_margin", "own_strong", "range_equity") + tuple(
+    f"decile_{k}" for k in range(1, 11))
+#: Words of the action classes by section: not facing a bet, facing one, either.
+ACTION_WORDS = (("check", "bet small", "bet big", "all-in"), ("fold", "call", "raise", "all-in"),
+                ("check or fold", "bet small or call", "bet big or raise", "all-in"))
+_SECTION_COLS = [CARD_FEATURES.index(f) for f in SECTION_FEATURES]
+_PURE_COLS = [CARD_FEATURES.index("facing"), CARD_FEATURES.index("street")]
+
+
+@dataclass(frozen=True)
+class CardConfig:
+    """How a card's tree is grown.
+
+    Attributes
+    ----------
+    max_leaves : int
+        Rules of the largest card (the tree is grown once to this size).
+    max_conditions : int
+        Most conditions of one rule (bounds on non-section features, one per feature and side).
+    features : tuple of str
+        Features the rules may test (section features are always available).
+    n_samples : int
+        Decisions drawn (with replacement, in proportion to probability times stake).
+    min_leaf_share : float
+        Least share of the drawn decisions in a rule.
+    plain_tolerance : float
+        Largest change of a class probability by the plain rounding.
+    random_state : int
+    """
+
+    max_leaves: int = 40
+    max_conditions: int = 3
+    features: tuple[str, ...] = DEFAULT_CARD_FEATURES
+    n_samples: int = 400_000
+    min_leaf_share: float = 0.002
+    plain_tolerance: float = 0.05
+    random_state: int = 0
+
+
+def _sample(rows: DecisionRows, n: int, seed: int) -> np.ndarray:
+    w = np.asarray(rows.weight, dtype=np.float64) * np.asarray(rows.stake, dtype=np.float64)
+    w = np.where(np.isfinite(w) & (w > 0), w, 0.0)
+    if w.sum() <= 0:
+        raise ValueError("rows holds no decision of positive weight")
+    rng = np.random.default_rng(seed)
+    return rng.choice(w.size, size=int(n), p=w / w.sum())
+
+
+def _design(rows: DecisionRows, take: np.ndarray) -> np.ndarray:
+    Z = np.full((take.size, len(CARD_FEATURES)), np.nan)
+    Z[:, :len(TURN_FEATURES)] = rows.X[take]
+    Z[:, -2] = rows.facing[take]
+    Z[:, -1] = rows.street[take]
+    return Z
+
+
+def grow_card_tree(rows: DecisionRows, config: CardConfig = CardConfig()) -> tuple[GrownTree, np.ndarray,
+                                                                                  np.ndarray]:
+    """Grow the card tree on decision rows (see the module docstring).
+
+    Returns
+    -------
+    tree : GrownTree
+        Over :data:`hunl.distill.quantities.CARD_FEATURES`.
+    Z : numpy.ndarray, shape ``(n_samples, len(CARD_FEATURES))``
+        The drawn decisions' design matrix.
+    Y : numpy.ndarray, shape ``(n_samples, 4)``
+        Their equilibrium class distributions.
+
+    Raises
+    ------
+    ValueError
+        If a feature has no phrase or the rows hold no weight.
+    """
+    known = {q.name for q in QUANTITIES}
+    bad = [f for f in config.features if f not in known]
+    if bad:
+        raise ValueError(f"features without a plain-language phrase: {bad}")
+    take = _sample(rows, config.n_samples, config.random_state)
+    Z = _design(rows, take)
+    Y = rows.Y[take].astype(np.float64)
+    Y /= Y.sum(axis=1, keepdims=True)
+    grids = [feature_grid(f) if (f in config.features or f in SECTION_FEATURES) else None for f in CARD_FEATURES]
+    tree = grow_round_tree(Z, np.cumsum(Y, axis=1)[:, :-1], grids, None, config.max_leaves, config.max_conditions,
+                           free=_SECTION_COLS, pure=_PURE_COLS, min_leaf_weight=config.min_leaf_share,
+                           feature_names=CARD_FEATURES)
+    return tree, Z, Y
+
+
+def plain_table(table, tolerance: float = 0.05) -> np.ndarray:
+    """Every row of a ``(n, 4)`` class table rounded to a plain mix."""
+    t = np.asarray(table, dtype=np.float64)
+    out = np.zeros_like(t)
+    for i, row in enumerate(t):
+        counts, d = plain_fractions(row, tolerance)
+        out[i] = counts / d
+    return out
+
+
+def _section_of(conds) -> tuple:
+    street = player = facing = None
+    for c in conds:
+        if c.name == "street":
+            street = 4 if c.upper is not None else 5
+        elif c.name == "in_position":
+            player = 0 if c.upper is not None else 1
+        elif c.name == "facing":
+            facing = c.upper is None
+    return street, player, facing
+
+
+def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, cost: CardCost | None = None,
+                   notes=(), meta=None, streets=None) -> RuleCard:
+    """The card of the tree with ``n_rules`` leaves playing ``table`` (``(n_rules, 4)``, in the order of
+    ``tree.leaves(n_rules)``); ``coverage`` gives each leaf's share of its section's decisions.
+
+    Rules are grouped into sections by their conditions on the section features, most covered first; the card's
+    ``meta`` records ``leaf_order`` (the leaf position of each rule, in card order), ``leaf_nodes`` (their tree
+    node ids) and ``streets`` (those of the training decisions, ``streets``, when given: a river-only card's
+    sections are titled "River").
+    """
+    table = np.asarray(table, dtype=np.float64)
+    leaves = tree.leaves(n_rules)
+    sections: dict = {}
+    for k, node in enumerate(leaves):
+        conds = tree.conditions(int(node))
+        sec = _section_of(conds)
+        if sec[0] is None and streets is not None and len(set(streets)) == 1:
+            sec = (int(next(iter(streets))),) + sec[1:]
+        rule_conds = []
+        for c in conds:
+            if c.name in SECTION_FEATURES:
+                continue
+            if c.lower is not None:
+                rule_conds.append(CardCondition(c.name, ">", float(c.lower)))
+            if c.upper is not None:
+                rule_conds.append(CardCondition(c.name, "<=", float(c.upper)))
+        words = ACTION_WORDS[2 if sec[2] is None else int(sec[2])]
+        counts, d = plain_fractions(table[k], 1e-9, denominators=(1, 2, 3, 4, 5, 6, 8, 10, 1000))
+        action = describe_plain_mix(words, counts, d) if d <= 10 else ", ".join(
+            f"{words[c]} {100 * table[k, c]:.0f}%" for c in np.argsort(-table[k]) if table[k, c] >= 0.005)
+        rule = CardRule(tuple(rule_conds), action, tuple(float(v) for v in table[k]), float(coverage[k]))
+        sections.setdefault(sec, []).append((k, rule))
+    out, leaf_order = [], []
+    order = sorted(sections, key=lambda s: (-(s[0] or 9), s[1] if s[1] is not None else -1,
+                                            -1 if s[2] is None else int(s[2])))
+    for sec in order:
+        ranked = sorted(sections[sec], key=lambda kr: -kr[1].coverage)
+        rules = [r for _, r in ranked]
+        leaf_order += [int(k) for k, _ in ranked]
+        sconds = []
+        if sec[0] is not None:
+            sconds.append(CardCondition("street", "<=" if sec[0] == 4 else ">", 4.5))
+        if sec[1] is not None:
+            sconds.append(CardCondition("in_position", "<=" if sec[1] == 0 else ">", 0.5))
+        if sec[2] is not None:
+            sconds.append(CardCondition("facing", ">" if sec[2] else "<=", 0.5))
+        out.append(CardSection(section_title(*sec), tuple(rules), tuple(sconds)))
+    # the policy reads the rules section by section: keep the table in that order
+    streets = sorted({int(v) for v in streets}) if streets is not None else \
+        sorted({s[0] for s in sections if s[0] is not None})
+    meta = dict(meta or {}, streets=streets or [4, 5], leaf_order=leaf_order,
+                leaf_nodes=[int(leaves[k]) for k in leaf_order])
+    return RuleCard(title, tuple(out), QUANTITIES, cost, tuple(notes), meta)
+
+
+class CardPolicy:
+    """A rule card played in any endgame: a chooser for :func:`hunl.distill.policy.play` and a policy over leaves
+    for :func:`hunl.distill.optimal_leaves.optimise_leaves` (its leaves are the card's rules).
+
+    Parameters
+    ----------
+    card : RuleCard
+        From :func:`card_from_tree` (rules' strategies are class distributions).
+    table : array_like, shape ``(n_rules, 4)``, optional
+        Strategies to play instead of the card's (leaf optimisation); default the card's own.
+
+    Notes
+    -----
+    A decision on a street the card has no section for reads the rules of the nearest street it has (a river card
+    plays the turn of a turn endgame with its river rules, on the features both streets share).
+    """
+
+    ranges = "start"
+    name = "rule card"
+
+    def __init__(self, card: RuleCard, table=None):
+        self.card = card
+        self.table = np.asarray([r.strategy for r in card.rules()] if table is None else table, dtype=np.float64)
+        if self.table.shape != (card.n_rules, N_CLASSES):
+            raise ValueError(f"table must have shape ({card.n_rules}, {N_CLASSES}), got {self.table.shape}")
+        self.streets = tuple(int(s) for s in card.meta.get("streets", (4, 5)))
+
+    def leaf_keys(self) -> tuple:
+        return (CARD_KEY,)
+
+    def tree_key(self, street: int, facing: bool, player: int) -> str:
+        return CARD_KEY
+
+    def leaf_table(self, key) -> np.ndarray:
+        return self.table
+
+    def with_leaf_tables(self, tables: dict) -> CardPolicy:
+        """The same card playing ``tables[CARD_KEY]``."""
+        return CardPolicy(self.card, tables[CARD_KEY])
+
+    def n_rules(self) -> int:
+        return self.card.n_rules
+
+    def leaf_ids(self, street: int, facing: bool, player: int, X) -> tuple:
+        """The card key and the rule (position in ``card.rules()``) each feature row of ``X`` reads.
+
+        Raises
+        ------
+        ValueError
+            If some row matches no rule (cannot happen for a card of :func:`card_from_tree`).
+        """
+        s = min(self.streets, key=lambda v: (abs(v - int(street)), -v))
+        idx = self.card.rule_index(design_matrix(X, s, bool(facing)), CARD_FEATURES)
+        if np.any(idx < 0):
+            raise ValueError("the card has no rule for some decisions")
+        return CARD_KEY, idx
+
+    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
+        """``(m, 4)`` class distributions of the rules the rows read."""
+        return self.table[self.leaf_ids(street, facing, 0, X)[1]]
+
+
+def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games, config: CardConfig = CardConfig(),
+             iterations: int = 200, workers: int = 1, title: str = "HUNL rule card",
+             progress: bool = False) -> tuple[RuleCard, CardPolicy, dict]:
+    """The card of the tree with ``n_rules`` leaves, its leaves optimised for exploitability and rounded.
+
+    Parameters
+    ----------
+    tree, Z, Y
+        From :func:`grow_card_tree` (``Z``, ``Y`` give the leaves' starting strategies and coverage).
+    n_rules : int
+    games : sequence of HoldemEndgame
+        Training endgames of the CFR-BR leaf optimisation.
+    config : CardConfig
+    iterations : int, default 200
+        CFR-BR iterations.
+    workers : int, default 1
+    title : str
+    progress : bool, default False
+
+    Returns
+    -------
+    card : RuleCard
+        Plain strategies (no cost yet).
+    policy : CardPolicy
+        Plays the card.
+    log : dict
+        ``{"exact_train_pct_pot": [...], "iterations": [...]}`` of the optimisation (training endgames).
+    """
+    leaves, means = leaf_means(tree, n_rules, Z, Y)
+    means = np.where(np.isnan(means), 1.0 / N_CLASSES, means)
+    masks = tree.node_masks(np.nan_to_num(Z, nan=-1e300))[leaves]
+    sec_w = {}
+    secs = [_section_of(tree.conditions(int(n))) for n in leaves]
+    for k, s in enumerate(secs):
+        sec_w[s] = sec_w.get(s, 0) + masks[k].sum()
+    coverage = np.array([masks[k].sum() / max(sec_w[secs[k]], 1) for k in range(len(leaves))])
+    streets = sorted({int(v) for v in np.unique(Z[:, -1])})
+    provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets)
+    order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
+    policy = CardPolicy(provisional)
+    res = optimise_leaves(policy, games, iterations=iterations, log_every=max(1, iterations // 10),
+                          workers=workers, progress=progress)
+    tuned = np.empty_like(res.tables[CARD_KEY])
+    tuned[order] = res.tables[CARD_KEY]  # leaf order
+    used = (masks.astype(np.float64) @ Y) > 1e-4 * masks.sum(axis=1, keepdims=True)
+    plain = plain_table(_fold_unused(tuned, used), config.plain_tolerance)
+    card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets)
+    log = {"iterations": res.log_iterations.tolist(), "exact_train_pct_pot": res.log_exploitability_pct_pot.tolist()}
+    return card, CardPolicy(card), log
+
+
+def _fold_unused(table: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Move each row's mass on classes the equilibrium never plays in that leaf (``used`` False; e.g. a raise the
+    training trees lack) to the nearest used class, the more passive on a tie (as
+    :func:`hunl.distill.actions.class_routing` plays a missing class)."""
+    out = np.array(table, dtype=np.float64, copy=True)
+    for k in range(out.shape[0]):
+        avail = np.flatnonzero(used[k])
+        if avail.size == 0 or avail.size == N_CLASSES:
+            continue
+        for c in range(N_CLASSES):
+            if not used[k, c] and out[k, c] > 0:
+                target = avail[np.argmin(np.abs(avail - c) * 2 + (avail > c))]
+                out[k, target] += out[k, c]
+                out[k, c] = 0.0
+    return out

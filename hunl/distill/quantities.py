@@ -1,0 +1,118 @@
+"""The poker quantities a HUNL rule card names, in plain language, with their round thresholds.
+
+Every feature of :mod:`hunl.distill.decisions` a card may test has a :class:`rulelearn.rules.cards.Quantity`:
+its phrase for ``x > t`` and ``x <= t`` and its kind (which fixes its grid of round thresholds,
+:func:`rulelearn.rules.plain.grid_for`). The ranges the features look at are the players' ranges at the start of
+the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`).
+
+The *section* features say which part of the card a decision reads: ``street`` (4 turn, 5 river), ``in_position``
+and ``facing`` (1 when facing a bet). They are not conditions of the rules (:data:`SECTION_FEATURES`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hunl.distill.decisions import TURN_FEATURES
+from rulelearn.rules.cards import Quantity
+from rulelearn.rules.plain import count_grid, grid_for, scale_grid
+
+__all__ = ["CARD_FEATURES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
+
+#: Features naming the section of the card, not counted as conditions.
+SECTION_FEATURES = ("street", "in_position", "facing")
+#: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, then ``facing`` and ``street``.
+CARD_FEATURES = TURN_FEATURES + ("facing", "street")
+
+
+def _decile_phrase(k: int) -> str:
+    if k == 1:
+        return "on the worst tenth of river cards"
+    if k == 10:
+        return "on the best tenth of river cards"
+    return f"on the {k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'} tenth of river cards (from the worst)"
+
+
+def _quantities() -> tuple[Quantity, ...]:
+    q = [
+        Quantity("equity", "share", "your hand beats more than {t} of the opponent's range",
+                 "your hand beats at most {t} of the opponent's range", "share of the opponent's range beaten",
+                 "your hand beats between {lo} and {hi} of the opponent's range"),
+        Quantity("equity_uniform", "share", "your hand beats more than {t} of all hands",
+                 "your hand beats at most {t} of all hands", "share of all hands beaten"),
+        Quantity("percentile", "share", "your hand beats more than {t} of your own range",
+                 "your hand beats at most {t} of your own range", "share of your own range beaten",
+                 "your hand beats between {lo} and {hi} of your own range"),
+        Quantity("facing_bet", "scale", "the bet is more than {t} times the pot",
+                 "the bet is at most {t} times the pot", "bet faced (pots)",
+                 "the bet is more than {lo} and at most {hi} times the pot"),
+        Quantity("spr", "scale", "the stack-to-pot ratio is above {t}", "the stack-to-pot ratio is at most {t}",
+                 "stack-to-pot ratio",
+                 "the stack-to-pot ratio is above {lo} and at most {hi}"),
+        Quantity("opp_bets", "count", "the opponent has bet or raised at least {t} times on this street",
+                 "the opponent has bet or raised at most {t} times on this street", "opponent's bets this street"),
+        Quantity("opp_bets_prev", "count", "the opponent bet or raised at least {t} times on the turn",
+                 "the opponent bet or raised at most {t} times on the turn", "opponent's bets on the turn"),
+        Quantity("opp_strong", "share", "more than {t} of the opponent's range is strong",
+                 "at most {t} of the opponent's range is strong", "opponent's strong share",
+                 "between {lo} and {hi} of the opponent's range is strong"),
+        Quantity("equity_margin", "signed", "your hand beats more than the pot odds b/(1+2b){t} of the "
+                 "opponent's range", "your hand beats at most the pot odds b/(1+2b){t} of the opponent's range",
+                 "share beaten minus pot odds",
+                 "your hand beats between the pot odds b/(1+2b){lo} and the pot odds{hi} of the opponent's range"),
+        Quantity("defend_margin", "signed", "your hand beats more than b/(1+b){t} of your own range",
+                 "your hand beats at most b/(1+b){t} of your own range", "own-range share beaten minus b/(1+b)",
+                 "your hand beats between b/(1+b){lo} and b/(1+b){hi} of your own range"),
+        Quantity("own_strong", "share", "more than {t} of your range is strong",
+                 "at most {t} of your range is strong", "your strong share",
+                 "between {lo} and {hi} of your range is strong"),
+        Quantity("range_equity", "share", "your range beats more than {t} of the opponent's range",
+                 "your range beats at most {t} of the opponent's range", "range against range",
+                 "your range beats between {lo} and {hi} of the opponent's range"),
+    ]
+    for k in range(1, 11):
+        where = _decile_phrase(k)
+        q.append(Quantity(f"decile_{k}", "share", f"{where} your hand beats more than {{t}} of the opponent's range",
+                          f"{where} your hand beats at most {{t}} of the opponent's range", f"river decile {k}"))
+    return tuple(q)
+
+
+#: Plain-language phrases of every feature a card may test (a "strong" hand beats 80% of all hands).
+QUANTITIES = _quantities()
+
+
+def feature_grid(name: str) -> np.ndarray | None:
+    """Round thresholds of a card feature (``None`` for one the card never tests)."""
+    if name in ("in_position", "facing"):
+        return np.array([0.5])
+    if name == "street":
+        return np.array([4.5])
+    if name not in {q.name for q in QUANTITIES}:
+        return None
+    kind = next(q.kind for q in QUANTITIES if q.name == name)
+    if name == "facing_bet":
+        return scale_grid(0.25, 10.0)
+    if name == "spr":
+        return scale_grid(0.1, 50.0)
+    if kind == "count":
+        return count_grid(3)
+    return grid_for(kind)
+
+
+def design_matrix(X, street: int, facing: bool) -> np.ndarray:
+    """``(m, len(CARD_FEATURES))`` card design matrix from node feature rows ``X`` (``TURN_FEATURES`` order, at
+    least the street's columns; missing columns are NaN)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.full((X.shape[0], len(CARD_FEATURES)), np.nan)
+    out[:, :X.shape[1]] = X
+    out[:, -2] = float(facing)
+    out[:, -1] = float(street)
+    return out
+
+
+def section_title(street: int | None, player: int | None, facing: bool | None) -> str:
+    """``"River, out of position, not facing a bet"`` (``None``: either)."""
+    s = {None: "Any street", 4: "Turn", 5: "River"}[street]
+    p = {None: "either position", 0: "out of position (acting first)", 1: "in position (acting last)"}[player]
+    f = {None: "any decision", False: "not facing a bet", True: "facing a bet"}[facing]
+    return f"{s}, {p}, {f}"

@@ -1,0 +1,338 @@
+"""Rule cards: a few plain rules per section, the quantities they name in words, and what the card costs.
+
+A :class:`RuleCard` is what a player carries to the table: sections (a street, a position, a decision type),
+each with a handful of :class:`CardRule` s -- "if *your hand beats more than 70% of the opponent's range* and *the
+bet is at most pot-sized*: call 2 in 3, fold 1 in 3" -- and, beside them, the card's measured cost
+(:class:`CardCost`: exploitability, held out). Every quantity a rule names has a plain-language phrase
+(:class:`Quantity`); every threshold is a round number (:mod:`rulelearn.rules.plain`).
+
+A card is also data: :meth:`RuleCard.to_dict` / :meth:`RuleCard.from_dict` round-trip it through JSON with the
+exact strategy each rule plays, so a game package can rebuild the policy from the card and re-measure it. The
+module knows no game.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rulelearn.rules.plain import QUANTITY_KINDS, is_round
+
+__all__ = ["CardCondition", "CardCost", "CardRule", "CardSection", "Quantity", "RuleCard"]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named quantity a rule can test, with its phrases.
+
+    Attributes
+    ----------
+    name : str
+        The feature's name in the data (``"equity"``).
+    kind : str
+        One of :data:`rulelearn.rules.plain.QUANTITY_KINDS`: how values print (``"share"``: 70%; ``"signed"``:
+        +5 points; ``"scale"``: 0.75; ``"count"``: a whole number; ``"flag"``: yes/no).
+    above : str
+        Phrase for ``x > t``, with ``{t}`` for the printed threshold (``"your hand beats more than {t} of the
+        opponent's range"``; a signed margin prints as ``" plus 5 points"``, nothing for 0).
+    at_most : str
+        Phrase for ``x <= t``.
+    label : str, optional
+        A short noun for tables and figures (default: the name).
+    between : str, optional
+        Phrase for ``lo < x <= hi``, with ``{lo}`` and ``{hi}`` (default: the two phrases joined by "and").
+    """
+
+    name: str
+    kind: str
+    above: str
+    at_most: str
+    label: str = ""
+    between: str = ""
+
+    def __post_init__(self):
+        if self.kind not in QUANTITY_KINDS:
+            raise ValueError(f"kind must be one of {QUANTITY_KINDS}, got {self.kind!r}")
+
+    def value_text(self, t: float, op: str) -> str:
+        """The threshold ``t`` as printed (for a count, the whole number the phrase names)."""
+        if self.kind == "share":
+            return f"{100 * t:.0f}%" if abs(100 * t - round(100 * t)) < 1e-9 else f"{100 * t:g}%"
+        if self.kind == "signed":  # read after a reference ("the pot odds plus 5 points")
+            return "" if abs(t) < 1e-12 else f" {'plus' if t > 0 else 'minus'} {abs(100 * t):.0f} points"
+        if self.kind == "count":
+            return str(int(math.floor(t)) + 1 if op == ">" else int(math.floor(t)))
+        return f"{t:g}"
+
+    def phrase(self, op: str, t: float) -> str:
+        """The condition ``x op t`` in words (``op`` is ``">"`` or ``"<="``)."""
+        if op not in (">", "<="):
+            raise ValueError(f"op must be '>' or '<=', got {op!r}")
+        return (self.above if op == ">" else self.at_most).format(t=self.value_text(t, op))
+
+    def interval(self, lo: float | None, hi: float | None) -> str:
+        """``lo < x <= hi`` in words (either bound may be None)."""
+        if lo is not None and hi is not None:
+            if self.between:
+                return self.between.format(lo=self.value_text(lo, ">"), hi=self.value_text(hi, "<="))
+            return f"{self.phrase('>', lo)} and {self.phrase('<=', hi)}"
+        return self.phrase(">", lo) if lo is not None else self.phrase("<=", hi)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "above": self.above, "at_most": self.at_most,
+                "label": self.label, "between": self.between}
+
+
+@dataclass(frozen=True)
+class CardCondition:
+    """``feature op threshold``, ``op`` one of ``">"``, ``"<="``."""
+
+    feature: str
+    op: str
+    threshold: float
+
+    def holds(self, value):
+        """Whether values (a float or an array) satisfy the condition."""
+        return value > self.threshold if self.op == ">" else value <= self.threshold
+
+
+@dataclass(frozen=True)
+class CardRule:
+    """One rule: its conditions, what it plays in words and in numbers, and how often it applies.
+
+    Attributes
+    ----------
+    conditions : tuple of CardCondition
+        All must hold (empty: the rule always applies in its section).
+    action : str
+        The strategy in words (``"bet big 2 in 3, check 1 in 3"``).
+    strategy : tuple
+        The exact strategy the card plays (nested tuples of floats; its shape is the game's).
+    coverage : float
+        Share of the section's training decisions (weighted as the learner weighted them) the rule covers.
+    """
+
+    conditions: tuple[CardCondition, ...]
+    action: str
+    strategy: tuple
+    coverage: float = 0.0
+
+
+@dataclass(frozen=True)
+class CardSection:
+    """The rules of one decision type.
+
+    Attributes
+    ----------
+    title : str
+        "River, out of position, not facing a bet".
+    rules : tuple of CardRule
+    conditions : tuple of CardCondition
+        What puts a decision in this section (on the section features: street, position, facing a bet); the
+        title says it in words, and they are not counted as the rules' conditions.
+    """
+
+    title: str
+    rules: tuple[CardRule, ...]
+    conditions: tuple[CardCondition, ...] = ()
+
+
+@dataclass(frozen=True)
+class CardCost:
+    """What a card costs, measured outside its training data.
+
+    Attributes
+    ----------
+    mean, sd : float
+        Mean and standard deviation over the held-out games of the exploitability, in ``unit``.
+    unit : str
+        ``"% of the pot"`` or ``"chips"``.
+    n_games : int
+        Held-out games the mean is over.
+    mbb : float or None
+        The mean in milli-big-blinds per game, where the game has blinds.
+    measure : str
+        What was measured ("NashConv / 2 inside 400 held-out solved river endgames").
+    """
+
+    mean: float
+    sd: float
+    unit: str
+    n_games: int
+    mbb: float | None = None
+    measure: str = ""
+
+    def text(self) -> str:
+        """``"5.0% of the pot (sd 3.1) = 650 mbb/g, 400 held-out endgames"``."""
+        s = f"{self.mean:.3g} {self.unit} (sd {self.sd:.2g})" if self.unit == "chips" else \
+            f"{self.mean:.2f}{self.unit if self.unit.startswith('%') else ' ' + self.unit} (sd {self.sd:.2f})"
+        if self.mbb is not None:
+            s += f" = {self.mbb:,.0f} mbb/g"
+        return s + f", {self.n_games:,} held-out games"
+
+
+@dataclass(frozen=True)
+class RuleCard:
+    """A rule card: sections of plain rules, the phrases of the quantities they name, and the card's cost.
+
+    Attributes
+    ----------
+    title : str
+    sections : tuple of CardSection
+    quantities : tuple of Quantity
+        Every quantity a condition names (checked).
+    cost : CardCost or None
+    notes : tuple of str
+        Lines printed under the title (how to read the card, where its cost comes from).
+    meta : dict
+        Anything a game needs to rebuild the card's policy (JSON-serialisable).
+
+    Raises
+    ------
+    ValueError
+        If a condition names a quantity without a phrase, or a threshold that is not round for its kind.
+    """
+
+    title: str
+    sections: tuple[CardSection, ...]
+    quantities: tuple[Quantity, ...]
+    cost: CardCost | None = None
+    notes: tuple[str, ...] = ()
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        known = {q.name: q for q in self.quantities}
+        for s in self.sections:
+            for r in s.rules:
+                for c in r.conditions:
+                    if c.feature not in known:
+                        raise ValueError(f"condition on {c.feature!r} has no plain-language phrase")
+                    if not is_round(c.threshold, known[c.feature].kind):
+                        raise ValueError(f"threshold {c.threshold!r} of {c.feature!r} is not a round number")
+
+    @property
+    def n_rules(self) -> int:
+        """Rules on the card."""
+        return sum(len(s.rules) for s in self.sections)
+
+    @property
+    def n_conditions(self) -> int:
+        """Conditions on the card, over all rules."""
+        return sum(len(r.conditions) for s in self.sections for r in s.rules)
+
+    def rules(self) -> list[CardRule]:
+        """All rules, section by section."""
+        return [r for s in self.sections for r in s.rules]
+
+    def rule_index(self, X, feature_names) -> np.ndarray:
+        """The position in :meth:`rules` of the first rule (section conditions and rule conditions) that each row
+        of ``X`` satisfies; -1 where none does.
+
+        Parameters
+        ----------
+        X : array_like of float, shape ``(m, F)``
+            Feature rows (NaN counts as below every threshold, as in :func:`rulelearn.rules.round_tree.grow_round_tree`).
+        feature_names : sequence of str
+            The column of each feature (every feature a condition names must be there).
+        """
+        x = np.nan_to_num(np.asarray(X, dtype=np.float64), nan=-1e300)
+        col = {n: k for k, n in enumerate(feature_names)}
+        out = np.full(x.shape[0], -1, dtype=np.int64)
+        k = 0
+        for s in self.sections:
+            ok_s = np.ones(x.shape[0], dtype=bool)
+            for c in s.conditions:
+                ok_s &= c.holds(x[:, col[c.feature]])
+            for r in s.rules:
+                ok = ok_s & (out < 0)
+                for c in r.conditions:
+                    ok &= c.holds(x[:, col[c.feature]])
+                out[ok] = k
+                k += 1
+        return out
+
+    def quantity(self, name: str) -> Quantity:
+        """The quantity called ``name``."""
+        return next(q for q in self.quantities if q.name == name)
+
+    def rule_text(self, rule: CardRule) -> str:
+        """``"if <phrase> and <phrase>: <action>"`` (``"always: ..."`` without conditions)."""
+        if not rule.conditions:
+            return f"always: {rule.action}"
+        bounds: dict = {}
+        for c in rule.conditions:  # one phrase per quantity: "between 20% and 70%"
+            lo, hi = bounds.get(c.feature, (None, None))
+            if c.op == ">":
+                lo = c.threshold if lo is None else max(lo, c.threshold)
+            else:
+                hi = c.threshold if hi is None else min(hi, c.threshold)
+            bounds[c.feature] = (lo, hi)
+        conds = " and ".join(self.quantity(f).interval(lo, hi) for f, (lo, hi) in bounds.items())
+        return f"if {conds}: {rule.action}"
+
+    def to_text(self) -> str:
+        """The card for a terminal."""
+        lines = [self.title, "=" * len(self.title)]
+        if self.cost is not None:
+            lines.append(f"cost: {self.cost.text()}")
+        lines += list(self.notes)
+        for s in self.sections:
+            lines += ["", s.title]
+            for r in s.rules:
+                lines.append(f"  - {self.rule_text(r)}   [{r.coverage:.0%}]")
+        lines += ["", f"{self.n_rules} rules, {self.n_conditions} conditions"]
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self, heading: str = "###") -> str:
+        """The card as Markdown: a cost line, then one list per section."""
+        out = []
+        if self.cost is not None:
+            out.append(f"**Cost: {self.cost.text()}.** {self.cost.measure}".rstrip())
+            out.append("")
+        out += [n for n in self.notes] + ([""] if self.notes else [])
+        for s in self.sections:
+            out.append(f"{heading} {s.title}")
+            out.append("")
+            for r in s.rules:
+                out.append(f"* {self.rule_text(r)} *({r.coverage:.0%} of the decisions)*")
+            out.append("")
+        out.append(f"{self.n_rules} rules, {self.n_conditions} conditions.")
+        return "\n".join(out) + "\n"
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable dict (:meth:`from_dict` inverts it)."""
+        def rule(r):
+            return {"conditions": [[c.feature, c.op, c.threshold] for c in r.conditions], "action": r.action,
+                    "strategy": _listify(r.strategy), "coverage": r.coverage}
+        return {"title": self.title,
+                "sections": [{"title": s.title, "rules": [rule(r) for r in s.rules],
+                              "conditions": [[c.feature, c.op, c.threshold] for c in s.conditions]}
+                             for s in self.sections],
+                "quantities": [q.to_dict() for q in self.quantities],
+                "cost": None if self.cost is None else dict(vars(self.cost)),
+                "notes": list(self.notes), "meta": self.meta}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RuleCard:
+        """The card of :meth:`to_dict`."""
+        sections = tuple(CardSection(s["title"], tuple(
+            CardRule(tuple(CardCondition(f, op, float(t)) for f, op, t in r["conditions"]), r["action"],
+                     _tuplify(r["strategy"]), float(r["coverage"])) for r in s["rules"]),
+            tuple(CardCondition(f, op, float(t)) for f, op, t in s.get("conditions", ()))) for s in d["sections"])
+        cost = None if d.get("cost") is None else CardCost(**d["cost"])
+        return cls(d["title"], sections, tuple(Quantity(**q) for q in d["quantities"]), cost,
+                   tuple(d.get("notes", ())), dict(d.get("meta", {})))
+
+
+def _listify(x):
+    if isinstance(x, (tuple, list)):
+        return [_listify(v) for v in x]
+    return float(x)
+
+
+def _tuplify(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(_tuplify(v) for v in x)
+    return float(x)

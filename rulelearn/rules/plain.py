@@ -1,0 +1,151 @@
+"""Round numbers and plain mixes: what a rule card may print.
+
+A card a person can carry names thresholds a person can remember ("more than 70%", "at least pot-sized", "below
+2") and action mixes a person can play ("bet big 2 in 3, check 1 in 3"). This module supplies both, for any game:
+
+* :func:`share_grid`, :func:`signed_grid`, :func:`scale_grid` and :func:`count_grid` -- the round thresholds of a
+  quantity by its kind (a share of a range, a signed margin, a positive ratio, a count);
+  :func:`is_round` says whether a number is one of them;
+* :func:`plain_fractions` -- a distribution rounded to ``k in d`` with a small denominator ``d``, summing exactly
+  to 1 (the card plays exactly what it prints); :func:`describe_plain_mix` puts it in words.
+
+The learners search thresholds *on* these grids (:mod:`rulelearn.rules.round_tree`), so a card's thresholds need
+no snapping after the fact: the printed card is the measured policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PLAIN_DENOMINATORS", "QUANTITY_KINDS", "count_grid", "describe_plain_mix", "grid_for", "is_round",
+           "plain_fractions", "scale_grid", "share_grid", "signed_grid"]
+
+#: Denominators of a plain mix, simplest first ("1 in 2", "2 in 3", "1 in 4", ..., "3 in 10").
+PLAIN_DENOMINATORS = (1, 2, 3, 4, 5, 6, 8, 10)
+#: Kinds of quantity a card can name, each with its grid of round thresholds.
+QUANTITY_KINDS = ("share", "signed", "scale", "count", "flag")
+
+#: Mantissas of a round positive number (times a power of ten): 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 7.5, 8.
+_MANTISSAS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 7.5, 8.0)
+
+
+def share_grid() -> np.ndarray:
+    """Round shares in (0, 1): 1%, 2%, 3%, then every 5% from 5% to 95%, then 97%, 98%, 99%."""
+    mid = np.round(np.arange(1, 20) * 0.05, 2)
+    return np.concatenate([[0.01, 0.02, 0.03], mid, [0.97, 0.98, 0.99]])
+
+
+def signed_grid() -> np.ndarray:
+    """Round signed margins: every 5 points from -50% to +50% (a margin is a difference of two shares)."""
+    return np.round(np.arange(-10, 11) * 0.05, 2)
+
+
+def scale_grid(low: float = 0.1, high: float = 100.0) -> np.ndarray:
+    """Round positive numbers ``m * 10**k`` with ``m`` in 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 7.5, 8, within
+    ``[low, high]`` (ratios: a bet in pots, a stack-to-pot ratio)."""
+    out = []
+    for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
+        out += [round(m * 10.0 ** k, 10) for m in _MANTISSAS]
+    out = np.unique(np.asarray(out))
+    return out[(out >= low - 1e-12) & (out <= high + 1e-12)]
+
+
+def count_grid(high: int = 4) -> np.ndarray:
+    """Thresholds of a count between whole numbers: 0.5, 1.5, ... (``x > 0.5`` reads "at least 1")."""
+    return np.arange(high) + 0.5
+
+
+def grid_for(kind: str) -> np.ndarray:
+    """The default round thresholds of a quantity kind (one of :data:`QUANTITY_KINDS`; ``"flag"`` is a 0/1
+    feature, split at 0.5).
+
+    Raises
+    ------
+    ValueError
+        On an unknown kind.
+    """
+    if kind == "share":
+        return share_grid()
+    if kind == "signed":
+        return signed_grid()
+    if kind == "scale":
+        return scale_grid()
+    if kind == "count":
+        return count_grid()
+    if kind == "flag":
+        return np.array([0.5])
+    raise ValueError(f"kind must be one of {QUANTITY_KINDS}, got {kind!r}")
+
+
+def is_round(x: float, kind: str) -> bool:
+    """Whether ``x`` is on the grid of round thresholds of ``kind`` (to 1e-9)."""
+    g = grid_for(kind) if kind != "scale" else scale_grid(1e-3, 1e4)
+    return bool(np.any(np.abs(g - float(x)) <= 1e-9))
+
+
+def plain_fractions(probs, tolerance: float = 0.05, denominators=PLAIN_DENOMINATORS) -> tuple[np.ndarray, int]:
+    """A distribution rounded to counts ``k / d`` with the smallest denominator ``d`` that keeps every entry within
+    ``tolerance``, or the denominator with the least largest error if none does.
+
+    Each candidate rounding is the largest-remainder rounding of ``d * probs`` (the counts sum to ``d``).
+
+    Parameters
+    ----------
+    probs : array_like of float, shape ``(k,)``
+        Non-negative, summing to 1 (renormalised).
+    tolerance : float, default 0.05
+    denominators : sequence of int, default :data:`PLAIN_DENOMINATORS`
+        Tried in order.
+
+    Returns
+    -------
+    counts : numpy.ndarray of int64, shape ``(k,)``
+        Summing to ``d``, reduced to lowest terms (a pure action is ``1 in 1``).
+    d : int
+
+    Raises
+    ------
+    ValueError
+        If ``probs`` is empty, negative or sums to 0.
+    """
+    p = np.asarray(probs, dtype=np.float64).reshape(-1)
+    if p.size == 0 or np.any(p < -1e-12) or not np.isfinite(p).all() or p.sum() <= 0:
+        raise ValueError("probs must be a non-empty, non-negative distribution")
+    p = np.clip(p, 0.0, None) / p.sum()
+    best = None
+    for d in denominators:
+        raw = p * d
+        counts = np.floor(raw).astype(np.int64)
+        rest = int(d - counts.sum())
+        if rest > 0:
+            order = np.lexsort((np.arange(p.size), -(raw - counts)))
+            counts[order[:rest]] += 1
+        err = float(np.abs(counts / d - p).max())
+        if best is None or err < best[0] - 1e-12:
+            best = (err, counts, int(d))
+        if err <= tolerance + 1e-12:
+            best = (err, counts, int(d))
+            break
+    _, counts, d = best
+    g = int(np.gcd.reduce(np.append(counts[counts > 0], d)))
+    return counts // g, d // g
+
+
+def describe_plain_mix(labels, counts, d: int) -> str:
+    """``"bet big 2 in 3, check 1 in 3"``: the actions of a plain mix, most frequent first; a pure action is named
+    alone (``"check"``).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        Action names.
+    counts : array_like of int
+        From :func:`plain_fractions`.
+    d : int
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    if int(d) == 1 or c.max() == d:
+        return str(labels[int(c.argmax())])
+    order = sorted(np.flatnonzero(c > 0), key=lambda k: (-c[k], k))
+    return ", ".join(f"{labels[k]} {c[k]} in {d}" for k in order)
+

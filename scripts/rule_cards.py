@@ -1,0 +1,89 @@
+#!/usr/bin/env python
+"""Rule cards a person can carry, with their measured cost: the bet game and HUNL endgames.
+
+::
+
+    python scripts/rule_cards.py betgame                  # the bet game's card and frontier (docs/RULES.md)
+    python scripts/rule_cards.py betgame --seeds 0 --no-doc   # one split, a quick look
+    python scripts/rule_cards.py hunl --db data/hunl_river_2500 --libratus   # the river card and its frontier
+
+``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
+the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
+conditions for 1 .. ``--max-leaves`` rules beside the other rule sets and the papers', prints the card of the
+first split and writes ``<out>/betgame_card.json``, ``docs/figures/betgame_card_frontier.png`` and the blocks
+``betgame-card`` and ``betgame-card-table`` of ``docs/RULES.md``
+(:func:`rulelearn.experiments.cards_report.run_group_cards`). The frontier is cached under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from hunl.distill.card_experiment import CardJob, run_cards
+from rulelearn.experiments.cards_report import GroupCardJob, run_group_cards
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="game", required=True)
+    b = sub.add_parser("betgame", help="the bet game's rule card (docs/RULES.md)")
+    b.add_argument("--db", default="data/db20k", help="solution database (default data/db20k; built by "
+                                                      "`rulelearn generate --games 20000 --db data/db20k`)")
+    b.add_argument("--games", type=int, default=20_000)
+    b.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    b.add_argument("--max-leaves", type=int, default=8)
+    b.add_argument("--card-leaves", type=int, default=6, help="rules on the printed card (default 6)")
+    b.add_argument("--max-conditions", type=int, default=None, help="conditions per rule at most (default: no cap)")
+    b.add_argument("--max-fit-games", type=int, default=1200, help="training games per leaf LP (default 1200)")
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    b.add_argument("--out", default="data/cards")
+    b.add_argument("--figure", default="docs/figures/betgame_card_frontier.png")
+    b.add_argument("--doc", default="docs/RULES.md")
+    b.add_argument("--no-doc", action="store_true")
+    h = sub.add_parser("hunl", help="HUNL rule cards from solved endgame databases (docs/HUNL.md)")
+    h.add_argument("--db", nargs="+", default=["data/hunl_river_2500"],
+                   help="hunl_river solution databases (river or turn endgames; several: pooled)")
+    h.add_argument("--endgames", type=int, default=None, help="use the first N endgames of each database")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--max-test", type=int, default=400, help="held-out endgames scored per database")
+    h.add_argument("--sizes", type=int, nargs="+", default=list(CardJob.sizes), help="card sizes (rules)")
+    h.add_argument("--card-rules", type=int, default=20, help="rules of the printed card (default 20)")
+    h.add_argument("--max-conditions", type=int, default=3)
+    h.add_argument("--leaf-endgames", type=int, default=200, help="training endgames of the CFR-BR leaves")
+    h.add_argument("--leaf-iterations", type=int, default=200)
+    h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
+    h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
+                   help="depths of the comparison trees (raw thresholds, optimal leaves)")
+    h.add_argument("--workers", type=int, default=None)
+    h.add_argument("--libratus", action="store_true", help="also play the card in the four Libratus endgames")
+    h.add_argument("--out", default="data/cards/hunl_river")
+    h.add_argument("--title", default="HUNL river rule card")
+    h.add_argument("--name", default="river", help="card name: docs/cards/<name>.json, blocks card-<name>*")
+    h.add_argument("--doc", default=None, help="write the card's blocks into this doc (docs/HUNL.md)")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    a = parse_args(argv)
+    os.chdir(ROOT)
+    command = "python scripts/rule_cards.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    if a.game == "hunl":
+        return run_cards(CardJob(
+            dbs=tuple(a.db), endgames=a.endgames, seed=a.seed, max_test=a.max_test, sizes=tuple(a.sizes),
+            card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
+            leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
+            libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))
+    return run_group_cards(GroupCardJob(
+        db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
+        max_conditions=a.max_conditions, max_fit_games=a.max_fit_games, jobs=a.jobs, out=a.out, figure=a.figure,
+        doc=None if a.no_doc else a.doc, command=command))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""HUNL rule cards: round thresholds, phrases, CFR-BR leaves in plain mixes, and the printed cost re-measured."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hunl.distill.cards import DEFAULT_CARD_FEATURES, CardConfig, CardPolicy, fit_card, grow_card_tree
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.decisions import decision_rows
+from hunl.distill.optimal_leaves import endgame_leaves
+from hunl.distill.policy import concat_rows, play
+from hunl.distill.quantities import CARD_FEATURES, QUANTITIES, SECTION_FEATURES, feature_grid
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.cards import CardCost, RuleCard
+from rulelearn.rules.plain import is_round
+
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+
+
+@pytest.fixture(scope="module")
+def setup():
+    specs = (("Ks7d2c9hTs", "TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+", 800, 2400),
+             ("2h5d8cJsQh", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 3000),
+             ("AhKd7c7s3d", "A2s+,KQo,77+", "TT+,AJo+,65s", 1000, 1800))
+    games, sols = [], []
+    for board, r1, r2, pot, stack in specs:
+        g = HoldemEndgame(board, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
+        games.append(g)
+        sols.append(solve_endgame(g, "dcfr", iterations=200).result.policy.probs)
+    rows = concat_rows(decision_rows(g, p) for g, p in zip(games, sols))
+    config = CardConfig(max_leaves=12, n_samples=20_000, min_leaf_share=0.01)
+    tree, Z, Y = grow_card_tree(rows, config)
+    card, policy, log = fit_card(tree, 10, Z, Y, games, config, iterations=30)
+    return games, sols, tree, Z, Y, card, policy, log
+
+
+def test_every_card_feature_has_a_phrase_and_a_round_grid():
+    names = {q.name for q in QUANTITIES}
+    for f in DEFAULT_CARD_FEATURES:
+        assert f in names
+        grid = feature_grid(f)
+        kind = next(q.kind for q in QUANTITIES if q.name == f)
+        assert grid is not None and all(is_round(t, kind) for t in grid)
+    for q in QUANTITIES:
+        assert "{t}" in q.above and "{t}" in q.at_most
+    assert set(SECTION_FEATURES) <= set(CARD_FEATURES)
+
+
+def test_card_is_round_short_and_plain(setup):
+    *_, card, policy, log = setup
+    assert card.n_rules == 10
+    for s in card.sections:
+        assert s.title.startswith("River")
+        for r in s.rules:
+            assert len(r.conditions) <= 3
+            for c in r.conditions:
+                kind = card.quantity(c.feature).kind
+                assert is_round(c.threshold, kind)
+            p = np.asarray(r.strategy)
+            assert p.sum() == pytest.approx(1.0)
+            # plain mixes: k in d with d <= 10
+            assert any(np.allclose(p * d, np.round(p * d)) for d in (1, 2, 3, 4, 5, 6, 8, 10))
+            assert r.action and " in " in r.action or r.action in ("check", "bet small", "bet big", "all-in", "fold",
+                                                                  "call", "raise")
+    assert log["exact_train_pct_pot"][-1] < log["exact_train_pct_pot"][0]
+
+
+def test_rules_reproduce_the_tree_and_the_played_policy(setup):
+    games, _, tree, Z, _, card, policy, _ = setup
+    # the card's rules partition the decisions exactly as the tree's leaves
+    leaf_nodes = np.asarray(card.meta["leaf_nodes"])
+    from hunl.distill.quantities import design_matrix  # noqa: F401 - the design the policy reads
+    idx = card.rule_index(Z, CARD_FEATURES)
+    masks = tree.node_masks(np.nan_to_num(Z, nan=-1e300))[leaf_nodes]
+    assert np.array_equal(masks.argmax(axis=0), idx)
+    # play() uses the same rules as the leaf optimisation
+    g = games[0]
+    pol = play(g, policy)
+    for nl in endgame_leaves(policy, g):
+        s = policy.table[nl.leaves] @ nl.route
+        assert np.allclose(pol.probs[nl.kids.start:nl.kids.stop, :nl.leaves.size], s.T, atol=1e-12)
+
+
+def test_printed_cost_equals_a_re_measurement_from_json(setup):
+    games, sols, *_, card, policy, _ = setup
+    ex = [evaluate_policy(g, play(g, policy), p) for g, p in zip(games, sols)]
+    x = np.array([e.exploitability_pct_pot for e in ex])
+    priced = RuleCard(card.title, card.sections, card.quantities,
+                      CardCost(float(x.mean()), float(x.std(ddof=1)), "% of the pot", len(x)), card.notes, card.meta)
+    again = RuleCard.from_dict(json.loads(json.dumps(priced.to_dict())))
+    replay = CardPolicy(again)
+    y = np.array([evaluate_policy(g, play(g, replay), p).exploitability_pct_pot for g, p in zip(games, sols)])
+    assert again.cost.mean == pytest.approx(y.mean(), abs=1e-9)
+    assert f"{again.cost.mean:.2f}% of the pot" in again.to_text()
+
+
+def test_a_river_card_plays_turn_decisions_with_its_river_rules(setup):
+    *_, card, policy, _ = setup
+    X = np.full((3, 23), 0.5)
+    X[:, 7] = [0, 1, 0]
+    assert np.allclose(policy.class_probs(4, False, X), policy.class_probs(5, False, X))
+
+
+def test_card_figure_writes_a_page(setup, tmp_path):
+    from hunl.distill.card_figure import card_figure
+
+    *_, card, _, _ = setup
+    path = tmp_path / "card.png"
+    card_figure(card, path)
+    assert path.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_run_cards_end_to_end(tmp_path):
+    from hunl.distill.card_experiment import CardJob, run_cards
+    from hunl.distill.family import HoldemRiverFamily
+    from rulelearn.data.database import SolutionDatabase
+
+    family = HoldemRiverFamily(max_combos=60, iterations=150, target_pct_pot=0.5)
+    db = SolutionDatabase(tmp_path / "db")
+    db.generate(family, 15, seed=0, workers=1, progress=False, family_params=family.params())
+    doc = tmp_path / "HUNL.md"
+    doc.write_text("# HUNL\n")
+    job = CardJob(dbs=(str(tmp_path / "db"),), max_test=3, sizes=(1, 3), card_rules=3, leaf_endgames=4,
+                  leaf_iterations=5, samples=5_000, min_leaf_share=0.01, depths=(1,), workers=1,
+                  out=str(tmp_path / "out"), doc=str(doc), figures=str(tmp_path / "fig"), cards=str(tmp_path / "cards"))
+    assert run_cards(job) == 0
+    card = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    row = next(r for r in front["frontier"] if r["n_rules"] == card.n_rules)
+    assert card.cost.mean == pytest.approx(row["exploitability_pct_pot"])
+    text = doc.read_text()
+    assert "<!--block:card-river-->" in text and "held-out" in text
+    assert (tmp_path / "fig" / "river_card.png").exists()
+    # a second run resumes from the cached sizes and gives the same card
+    assert run_cards(job) == 0
+    again = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
+    assert again == card
