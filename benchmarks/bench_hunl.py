@@ -214,7 +214,8 @@ def spots_main(args, argv) -> None:
                 raw.append({"spot": key, "threads": threads, "schedule": schedule, "compressed": args.compressed,
                             "logs": logs})
                 print(_spot_row(raw[-1]), flush=True)
-    rows += [_spot_row(r) for r in raw]
+    # a river spot has no chance node to split: the engine runs it on one thread whatever was asked (one row)
+    rows += [_spot_row(r) for r in raw if r["logs"][0]["threads"] == r["threads"]]
     load1 = os.getloadavg()[0]
     if args.json:
         args.json.write_text(json.dumps(raw))
@@ -231,7 +232,10 @@ def spots_main(args, argv) -> None:
         "fresh processes (one for the flop). *state*: the solver's arrays; *estimate*: "
         "`HoldemEndgame.memory_estimate()` before solving; *growth*: the process's peak resident memory during "
         "the solve minus its resident memory before it; *peak RSS*: the whole Python process (interpreter, "
-        "numpy, numba and the tree included). Peer figures: postflop-solver on this machine, from issue 13.",
+        "numpy, numba and the tree included). Peer figures: postflop-solver on this machine, from issue 13 (the "
+        "turn spot's ranges and raise cap are not stated there: ours are postflop-solver's README ranges and 3 "
+        "raises a street, so that row may not be the same tree). River spots have no chance node to split and "
+        "run on one thread.",
         "",
         *rows,
         S_END,
