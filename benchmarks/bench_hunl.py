@@ -188,7 +188,7 @@ def _spot_row(r: dict) -> str:
     peer = PEER.get((key, threads))
     peer_t = f"{peer[0]:g} / {peer[1]:g} s" if peer else "-"
     peer_m = f" ({peer[2]:g} MiB)" if peer else ""
-    return (f"| {key} | {g['nodes']:,} | {g['hands'][0]} x {g['hands'][1]} | {g['threads']} | "
+    return (f"| {key} | {g['nodes']:,} | {g['hands'][0]} x {g['hands'][1]} | {g['threads']} | {len(logs)} | "
             f"{r['schedule']}{' 16-bit' if r.get('compressed') else ''} | "
             + " | ".join(_median_reach(logs, p) for p in PCTS)
             + f" | {peer_t} | {g['compile_s']:.1f} s | {g['state_mib']:,.1f} MiB | "
@@ -197,9 +197,9 @@ def _spot_row(r: dict) -> str:
 
 def spots_main(args, argv) -> None:
     load0 = os.getloadavg()[0]
-    rows = ["| spot | nodes | hands | threads | schedule | " + " | ".join(f"to {p}% (it)" for p in PCTS)
+    rows = ["| spot | nodes | hands | threads | runs | schedule | " + " | ".join(f"to {p}% (it)" for p in PCTS)
             + " | peer to 0.3% / 0.1% | compile | state | estimate / growth | peak RSS (peer) |",
-            "|---|---|---|---|---|" + "---|" * len(PCTS) + "---|---|---|---|---|"]
+            "|---|---|---|---|---|---|" + "---|" * len(PCTS) + "---|---|---|---|---|"]
     raw = []
     for path in args.from_json or ():
         raw.extend(json.loads(Path(path).read_text()))
@@ -212,7 +212,8 @@ def spots_main(args, argv) -> None:
                 logs = [_spot_one(str(SPOTS_DIR / fname), threads, schedule, args.compressed, pct, cap,
                                   args.check_every) for _ in range(reps)]
                 raw.append({"spot": key, "threads": threads, "schedule": schedule, "compressed": args.compressed,
-                            "logs": logs})
+                            "logs": logs, "command": "python benchmarks/bench_hunl.py "
+                            + " ".join(sys.argv[1:] if argv is None else argv)})
                 print(_spot_row(raw[-1]), flush=True)
     # a river spot has no chance node to split: the engine runs it on one thread whatever was asked (one row)
     rows += [_spot_row(r) for r in raw if r["logs"][0]["threads"] == r["threads"]]
@@ -223,13 +224,17 @@ def spots_main(args, argv) -> None:
         S_START,
         "## HUNL solver against postflop-solver (issue 13 spots)",
         "",
-        "Command: `python benchmarks/bench_hunl.py " + " ".join(sys.argv[1:] if argv is None else argv) + "`",
+        "Commands (rows in this order; `--json FILE` saves a run's logs and `--spots --from-json FILE ...` "
+        "rebuilds this table from them):",
         "",
-        f"Machine: {cpu_model()}, {os.cpu_count()} cores; load average {load0:.1f} at the start, {load1:.1f} at "
-        "the end. Spot files in `examples/spots/`; suit isomorphism on, float32 state. Times are wall seconds of "
+        *[f"* `{c}`" for c in dict.fromkeys(r.get("command", "python benchmarks/bench_hunl.py --spots") for r in raw)],
+        "",
+        f"Machine: {cpu_model()}, {os.cpu_count()} cores"
+        + (f"; load average {load0:.1f} at the start, {load1:.1f} at the end" if not args.from_json else
+           "; the rows were run with no other job on the machine") + ". Spot files in `examples/spots/`; suit isomorphism on, float32 state. Times are wall seconds of "
         f"the solve with the exploitability (NashConv/2) checked every {args.check_every} iterations, checks "
-        f"included, numba's compilation excluded (its column; 0 with a warm cache); medians of {args.repeat} "
-        "fresh processes (one for the flop). *state*: the solver's arrays; *estimate*: "
+        f"included, numba's compilation excluded (its column; 0 with a warm cache); medians over *runs* fresh "
+        "processes. *state*: the solver's arrays; *estimate*: "
         "`HoldemEndgame.memory_estimate()` before solving; *growth*: the process's peak resident memory during "
         "the solve minus its resident memory before it; *peak RSS*: the whole Python process (interpreter, "
         "numpy, numba and the tree included). Peer figures: postflop-solver on this machine, from issue 13 (the "

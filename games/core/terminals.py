@@ -183,6 +183,19 @@ _WRITE_BLOCK = 32
 U = np.uint64
 
 
+@njit(cache=True, inline="always")
+def _add_opponent(j, o, cards, gathered, run, cs_run, n_show):  # pragma: no cover - compiled
+    """Add opponent hand ``j``'s gathered reach in every showdown column to the running sums, total and per card
+    it holds (for card removal)."""
+    c0 = U(cards[o, j, 0])
+    c1 = U(cards[o, j, 1])
+    for k in range(n_show):
+        x = gathered[j, k]
+        run[k] += x
+        cs_run[c0, k] += x
+        cs_run[c1, k] += x
+
+
 @njit(cache=True)
 def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, gathered, tot, cs_full, run,
                 cs_run, win):  # pragma: no cover - compiled
@@ -263,14 +276,7 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, 
             while e < n_own and own_str[U(a_own + e)] == s_val:
                 e += 1
             while kk < n_opp and opp_str[U(a_opp + kk)] < s_val:
-                j = U(opp_hands[U(a_opp + kk)])
-                c0 = U(cards[o, j, 0])
-                c1 = U(cards[o, j, 1])
-                for k in range(n_show):
-                    x = gathered[j, k]
-                    run[k] += x
-                    cs_run[c0, k] += x
-                    cs_run[c1, k] += x
+                _add_opponent(U(opp_hands[U(a_opp + kk)]), o, cards, gathered, run, cs_run, n_show)
                 kk += 1
             for idx in range(g, e):
                 i = U(own_hands[U(a_own + idx)])
@@ -281,14 +287,7 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, 
                     win[ui, k] = ((run[k] - cs_run[c0, k] - cs_run[c1, k])
                                   - (tot[k] - cs_full[c0, k] - cs_full[c1, k]))
             while kk < n_opp and opp_str[U(a_opp + kk)] == s_val:
-                j = U(opp_hands[U(a_opp + kk)])
-                c0 = U(cards[o, j, 0])
-                c1 = U(cards[o, j, 1])
-                for k in range(n_show):
-                    x = gathered[j, k]
-                    run[k] += x
-                    cs_run[c0, k] += x
-                    cs_run[c1, k] += x
+                _add_opponent(U(opp_hands[U(a_opp + kk)]), o, cards, gathered, run, cs_run, n_show)
                 kk += 1
             for idx in range(g, e):
                 i = U(own_hands[U(a_own + idx)])
