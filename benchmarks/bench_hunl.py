@@ -45,8 +45,8 @@ TARGET_PCT = {"river": 0.1, "turn": 0.5}
 START, END = "<!-- bench_hunl:start -->", "<!-- bench_hunl:end -->"
 
 
-def _run(name: str, algorithm: str, iterations: int, check_every: int, queue,
-         until_target: int = 0) -> None:  # pragma: no cover
+def _run(name: str, algorithm: str, iterations: int, check_every: int, until_target: int,
+         queue) -> None:  # pragma: no cover
     from hunl.solver.game import HoldemEndgame
     from hunl.solver.libratus import load_endgame
     from hunl.solver.solve import solve_endgame
@@ -77,15 +77,29 @@ def _run(name: str, algorithm: str, iterations: int, check_every: int, queue,
     })
 
 
-def run_one(name: str, algorithm: str, iterations: int, check_every: int, until_target: int = 0) -> dict:
-    """Solve one endgame in a fresh (spawned) process and return its log."""
+def _in_fresh_process(target, *args) -> dict:
+    """Run ``target(*args, queue)`` in a fresh (spawned) process, so that its peak memory is its own, and return
+    what it put on the queue; raise if the process dies first."""
+    import queue as queue_module
+
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_run, args=(name, algorithm, iterations, check_every, queue, until_target))
+    proc = ctx.Process(target=target, args=(*args, queue))
     proc.start()
-    out = queue.get()
+    while True:
+        try:
+            out = queue.get(timeout=5)
+            break
+        except queue_module.Empty:
+            if not proc.is_alive():
+                raise RuntimeError(f"the benchmark process for {args[0]} exited with code {proc.exitcode}")
     proc.join()
     return out
+
+
+def run_one(name: str, algorithm: str, iterations: int, check_every: int, until_target: int = 0) -> dict:
+    """Solve one endgame in a fresh (spawned) process and return its log."""
+    return _in_fresh_process(_run, name, algorithm, iterations, check_every, until_target)
 
 
 def _at(log: dict, it: int):
@@ -149,32 +163,8 @@ def _spot_run(path: str, threads: int, schedule: str, compressed: bool, pct: flo
     })
 
 
-def _spot_one(*args) -> dict:
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_spot_run, args=(*args, queue))
-    proc.start()
-    while True:
-        try:
-            out = queue.get(timeout=5)
-            break
-        except Exception:  # queue.Empty: is the child still alive?
-            if not proc.is_alive():
-                raise RuntimeError(f"the benchmark process for {args[0]} exited with code {proc.exitcode}")
-    proc.join()
-    return out
-
-
-def _reach(log: dict, pct: float):
-    """(seconds, iterations) at the first check at or below ``pct``% of the pot, or (None, None)."""
-    for it, ex, s in zip(log["iterations"], log["exploitability"], log["seconds"]):
-        if 100.0 * ex / log["pot"] <= pct:
-            return s, it
-    return None, None
-
-
 def _median_reach(logs: list, pct: float) -> str:
-    got = [_reach(log, pct) for log in logs]
+    got = [_time_to(log, pct) for log in logs]
     if any(s is None for s, _ in got):
         return "not reached"
     secs = sorted(s for s, _ in got)
@@ -209,8 +199,8 @@ def spots_main(args, argv) -> None:
         for threads in args.threads:
             for schedule in args.schedules:
                 reps = 1 if key == "flop" else args.repeat
-                logs = [_spot_one(str(SPOTS_DIR / fname), threads, schedule, args.compressed, pct, cap,
-                                  args.check_every) for _ in range(reps)]
+                logs = [_in_fresh_process(_spot_run, str(SPOTS_DIR / fname), threads, schedule, args.compressed,
+                                          pct, cap, args.check_every) for _ in range(reps)]
                 raw.append({"spot": key, "threads": threads, "schedule": schedule, "compressed": args.compressed,
                             "logs": logs, "command": "python benchmarks/bench_hunl.py "
                             + " ".join(sys.argv[1:] if argv is None else argv)})
