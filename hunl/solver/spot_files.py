@@ -114,7 +114,7 @@ from hunl.solver.spot import (
     spot_from_endgame,
 )
 
-__all__ = ["load_spot", "parse_spot"]
+__all__ = ["load_spot", "parse_spot", "read_spot_data"]
 
 
 def _check_keys(table, allowed, where: str) -> None:
@@ -387,6 +387,49 @@ def _is_libratus_file(path: Path) -> bool:
     return head.split(" ", 1)[0].split("\n", 1)[0] in _LIBRATUS_FIELDS
 
 
+def read_spot_data(path) -> tuple[dict, Path]:
+    """The raw content of a ``.toml`` or ``.json`` spot file, before validation (for spot templates such as
+    :mod:`hunl.solver.batch`, which change the board and then call :func:`parse_spot`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.toml`` or ``.json`` spot file.
+
+    Returns
+    -------
+    data : dict
+        The file's nested tables.
+    path : pathlib.Path
+        The file's path (range files and ``endgame`` paths are relative to its directory).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        ``"<file>: ..."`` for invalid TOML or JSON, or a suffix other than ``.toml`` / ``.json``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"spot file {str(path)!r} not found")
+    suffix = p.suffix.lower()
+    if suffix == ".toml":
+        if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
+            raise ValueError(f"{p}: reading TOML needs Python >= 3.11 or the tomli package")
+        try:
+            return tomllib.loads(read_text_file(p)), p
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{p}: not valid TOML: {exc}") from None
+    if suffix == ".json":
+        try:
+            data = json.loads(read_text_file(p))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{p}: not valid JSON: {exc}") from None
+        return data, p
+    raise ValueError(f"{p}: a spot template must be a .toml or .json spot file")
+
+
 def load_spot(path) -> Spot:
     """Read a spot: a ``.toml`` or ``.json`` spot file, a Libratus endgame file, or a Libratus endgame name.
 
@@ -423,18 +466,8 @@ def load_spot(path) -> Spot:
     if not p.is_file():
         raise ValueError(f"{p}: not a file")
     suffix = p.suffix.lower()
-    if suffix == ".toml":
-        if tomllib is None:  # pragma: no cover - Python 3.10 without tomli
-            raise ValueError(f"{p}: reading TOML needs Python >= 3.11 or the tomli package")
-        try:
-            data = tomllib.loads(read_text_file(p))
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{p}: not valid TOML: {exc}") from None
-    elif suffix == ".json":
-        try:
-            data = json.loads(read_text_file(p))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{p}: not valid JSON: {exc}") from None
+    if suffix in (".toml", ".json"):
+        data, _ = read_spot_data(p)
     elif _is_libratus_file(p) or p.stem in ENDGAMES:
         try:
             endgame = load_endgame(p)
