@@ -28,7 +28,7 @@ are computed by :mod:`hunl.solver.tree` (rounding half away from zero to whole c
 
 Worked example (pot 100, stack 200 behind each player, both with 50 in): ``33%`` bets 33; facing a bet of 40,
 ``2.5x`` raises to 100; ``100c`` bets 100, and facing a bet of 40 raises to 40 + 100 = 140; on the river ``e``
-gives ``f = (1 + 2 * 200 / 100) - 1) / 2 = 2`` -> 200, all-in; on the turn ``2e`` gives
+gives ``f = ((1 + 2 * 200 / 100) - 1) / 2 = 2`` -> 200, all-in; on the turn ``2e`` gives
 ``f = (sqrt(5) - 1) / 2 = 0.618`` -> 61.8, rounded to 62 (and after a call, pot 224 and 138 behind, the river
 ``e`` is ``138 / 224`` of the pot: all-in).
 """

@@ -447,3 +447,30 @@ def test_example_spots_have_the_documented_node_counts(name):
     from tests.hunl.solver.test_spot import EXAMPLES
 
     assert load_spot(EXAMPLES / name).betting_tree().tree.n_nodes == EXAMPLE_NODES[name]
+
+
+def test_holdem_endgame_takes_per_player_mappings():
+    from hunl.solver.game import HoldemEndgame
+
+    ranges = ["AA,KK", "QQ,JJ"]
+    river = {"oop": {"bets": "33%", "raises": ""}, "ip": {"bets": "75%", "raises": "3x"}, "donk": None}
+    a = HoldemEndgame("Ks7d2c9h4s", ranges, 100, 200, bet_sizes={"river": river}, merging_threshold=0.1)
+    b = HoldemEndgame("Ks7d2c9h4s", ranges, 100, 200, merging_threshold=0.1,
+                      bet_sizes={"river": StreetSizes(BetSizes("33%", ""), BetSizes("75%", "3x"))})
+    _same_tree(a.betting, b.betting)
+    assert _options(a.betting) == ["bet 33", "all-in"] and a.config.merging_threshold == 0.1
+    with pytest.raises(ValueError, match=r"bet_sizes\['river'\]: oop.bets: '2x' is a raise size"):
+        HoldemEndgame("Ks7d2c9h4s", ranges, 100, 200, bet_sizes={"river": {"oop": {"bets": "2x"}}})
+
+
+def test_spot_threshold_alias():
+    from tests.hunl.solver.test_spot import EXAMPLES
+
+    spot = load_spot(EXAMPLES / "river_small.toml")
+    assert spot.force_allin_threshold == spot.allin_threshold == 0.0
+    moved = spot.replace(allin_threshold=0.3)
+    assert moved.force_allin_threshold == moved.allin_threshold == 0.3
+    assert moved.replace(force_allin_threshold=0.2).allin_threshold == 0.2
+    assert moved.tree_config().force_allin_threshold == 0.3
+    with pytest.raises(ValueError, match="disagree"):
+        spot.replace(allin_threshold=0.3, force_allin_threshold=0.2)
