@@ -19,12 +19,13 @@ from hunl.solver.game import HoldemEndgame
 from hunl.solver.libratus import ENDGAMES, LibratusEndgame, load_endgame
 from hunl.solver.settings import SolverSettings
 from hunl.solver.solve import EndgameSolution, solve_endgame
-from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, TreeConfig, build_tree
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, StreetSizes, TreeConfig, build_tree
 
 __all__ = [
     "ENDGAMES",
     "LIBRATUS_SIZES",
     "BetSizes",
+    "StreetSizes",
     "CheckCall",
     "DistilledPolicy",
     "EndgameSampler",

@@ -6,18 +6,22 @@ Usage::
     python scripts/solve_spot.py SPOT [--algorithm {dcfr,cfr+}] [--iterations N] [--target-pct-pot X]
                                  [--check-every K] [--raise-cap R] [--dtype {float32,float64}] [--out DIR]
                                  [--full-json] [--no-plot] [--json] [--quiet]
+    python scripts/solve_spot.py SPOT --print-tree [--max-depth D] [--raise-cap R]
 
 SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.solver.spot_files`, ``examples/spots/README.md``), a
 Libratus endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]``
 section. Writes ``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless
 ``--full-json``), ``summary.json`` and ``first_decision.png`` to ``--out`` (default
 ``data/spots/<spot name>/``); see :mod:`hunl.solver.output`. Progress goes to stderr; ``--json`` prints exactly one
-JSON object on stdout.
+JSON object on stdout. ``--print-tree`` prints the betting tree instead of solving: its size (nodes, decisions,
+terminals, chance nodes) and the betting lines of the first street with chip amounts
+(:func:`hunl.solver.tree.describe_tree`).
 
 Examples::
 
     python scripts/solve_spot.py examples/spots/river_small.toml
     python scripts/solve_spot.py subgame3 --target-pct-pot 0.1 --json
+    python scripts/solve_spot.py examples/spots/turn_syntax.toml --print-tree --max-depth 4
 
 The work is :func:`hunl.solver.runs.solve_spot_file`.
 """
@@ -52,12 +56,31 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-plot", action="store_true", help="do not draw first_decision.png")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     ap.add_argument("--quiet", action="store_true", help="no progress bar or messages on stderr")
+    ap.add_argument("--print-tree", action="store_true",
+                    help="print the betting tree (size and first-street lines) and exit without solving")
+    ap.add_argument("--max-depth", type=int, default=None,
+                    help="with --print-tree: longest line printed, in actions (default: all)")
     return ap
+
+
+def _print_tree(args) -> None:
+    from hunl.solver.spot_files import load_spot
+    from hunl.solver.tree import describe_tree
+
+    spot = load_spot(args.spot)
+    print(spot.describe())
+    print(describe_tree(spot.betting_tree(args.raise_cap), max_depth=args.max_depth))
 
 
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
+    if args.print_tree:
+        try:
+            _print_tree(args)
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            ap.exit(2, f"{ap.prog}: error: {exc}\n")
+        return 0
     overrides = {"algorithm": args.algorithm, "max_iterations": args.iterations,
                  "target_pct_pot": args.target_pct_pot, "check_every": args.check_every, "raise_cap": args.raise_cap}
     try:

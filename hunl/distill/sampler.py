@@ -451,7 +451,7 @@ class EndgameSampler:
         return {"street": self.street, "pot": list(self.pot), "spr": list(self.spr),
                 "range_models": [[n, w] for n, w in self.range_models], "sharpness": list(self.sharpness),
                 "noise": list(self.noise),
-                "bet_sizes": {"bets": list(b.bets), "raises": list(b.raises), "all_in": b.all_in},
+                "bet_sizes": b.to_data(),
                 "raise_cap": self.raise_cap, "big_blind": self.big_blind, "max_combos": self.max_combos,
                 "bayes_combos": self.bayes_combos, "bayes_iterations": self.bayes_iterations}
 
@@ -582,7 +582,7 @@ class EndgameSampler:
         solved = {}  # turn pot -> (game, average policy): the two bet lines share one solve
         for line in order[first:] + order[:first]:
             bets = 1 in BAYES_LINES[line]
-            turn_pot = float(max(2, 2 * round(pot / (1.0 + 2.0 * BAYES_SIZES.bets[0]) / 2))) if bets else pot
+            turn_pot = float(max(2, 2 * round(pot / (1.0 + 2.0 * BAYES_SIZES.bets[0].value) / 2))) if bets else pot
             if turn_pot not in solved:
                 # a range's weights lie in [0, 1]: scale each prior by a power of 2 (exact; the deal is the same)
                 scaled = priors * 2.0 ** -np.ceil(np.log2(priors.max(axis=1, keepdims=True)))

@@ -26,7 +26,15 @@ from games.core.tree import TERMINAL, Game
 from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, COMBO_LABELS, check_board, format_card
 from hunl.poker.ranges import check_range, parse_range
 from hunl.solver.limits import check_big_blind
-from hunl.solver.tree import STREETS, BetSizes, BettingTree, TreeConfig, build_tree, suit_symmetries
+from hunl.solver.tree import (
+    STREETS,
+    BetSizes,
+    BettingTree,
+    StreetSizes,
+    TreeConfig,
+    build_tree,
+    suit_symmetries,
+)
 
 __all__ = ["DENSE_LIMIT", "HoldemEndgame"]
 
@@ -35,8 +43,10 @@ DENSE_LIMIT = 20_000_000
 
 
 def _sizes(bet_sizes) -> dict:
-    """Per-street :class:`BetSizes` from one BetSizes (all streets) or a mapping street -> sizes."""
-    if isinstance(bet_sizes, BetSizes):
+    """Per-street sizes (:class:`BetSizes` or :class:`StreetSizes`) from one BetSizes or StreetSizes (every
+    street) or a mapping street -> sizes (a mapping value with ``oop``/``ip``/``donk`` keys is a StreetSizes,
+    another mapping a BetSizes)."""
+    if isinstance(bet_sizes, (BetSizes, StreetSizes)):
         return {"flop": bet_sizes, "turn": bet_sizes, "river": bet_sizes}
     if isinstance(bet_sizes, Mapping):
         unknown = set(bet_sizes) - set(STREETS)
@@ -46,12 +56,15 @@ def _sizes(bet_sizes) -> dict:
         for street in STREETS:
             s = bet_sizes.get(street, BetSizes())
             if isinstance(s, Mapping):
-                s = BetSizes(**s)
-            if not isinstance(s, BetSizes):
-                raise ValueError(f"bet_sizes[{street!r}] must be a BetSizes or a mapping, got {s!r}")
+                try:
+                    s = StreetSizes(**s) if set(s) & {"oop", "ip", "donk"} else BetSizes(**s)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"bet_sizes[{street!r}]: {exc}") from None
+            if not isinstance(s, (BetSizes, StreetSizes)):
+                raise ValueError(f"bet_sizes[{street!r}] must be a BetSizes, a StreetSizes or a mapping, got {s!r}")
             out[street] = s
         return out
-    raise ValueError(f"bet_sizes must be a BetSizes or a mapping street -> BetSizes, got {bet_sizes!r}")
+    raise ValueError(f"bet_sizes must be a BetSizes, a StreetSizes or a mapping street -> sizes, got {bet_sizes!r}")
 
 
 class HoldemEndgame(Game):
@@ -69,13 +82,16 @@ class HoldemEndgame(Game):
         Chips in the pot at the start of the endgame; each player has put in half.
     stack : float
         Effective stack behind (chips each player can still bet).
-    bet_sizes : BetSizes or mapping, default ``BetSizes()``
-        The sizes of every street, or ``{"flop": BetSizes, "turn": BetSizes, "river": BetSizes}`` (missing
-        streets get ``BetSizes()``).
+    bet_sizes : BetSizes, StreetSizes or mapping, default ``BetSizes()``
+        The sizes of every street, or ``{"flop": ..., "turn": ..., "river": ...}`` with a
+        :class:`~hunl.solver.tree.BetSizes` (both players), a :class:`~hunl.solver.tree.StreetSizes` (per
+        player, donk sizes) or a mapping of their arguments per street (missing streets get ``BetSizes()``).
     raise_cap : int, default 3
         Raises allowed per street after the first bet.
     allin_threshold : float, default 0
-        See :class:`hunl.solver.tree.TreeConfig`.
+        The old name of ``force_allin_threshold``.
+    add_allin_threshold, force_allin_threshold, merging_threshold : float, optional
+        Tree thresholds, see :class:`hunl.solver.tree.TreeConfig` (default 0, off).
     big_blind : float, default 100
         The big blind in chips, for mbb/g and big blinds per hand.
     dtype : {"float32", "float64"}, default "float32"
@@ -116,12 +132,15 @@ class HoldemEndgame(Game):
 
     def __init__(self, board, ranges, pot, stack, bet_sizes=None, raise_cap: int = 3,
                  allin_threshold: float = 0.0, big_blind: float = 100.0, dtype="float32",
-                 drop_board_conflicts: bool = False, isomorphism: bool = False):
+                 drop_board_conflicts: bool = False, isomorphism: bool = False, add_allin_threshold: float = 0.0,
+                 force_allin_threshold: float | None = None, merging_threshold: float = 0.0):
         self.board = check_board(board, min_cards=3, max_cards=5, name="board")
         street = {3: "flop", 4: "turn", 5: "river"}[len(self.board)]
         sizes = _sizes(BetSizes() if bet_sizes is None else bet_sizes)
         self.config = TreeConfig(street=street, pot=pot, stack=stack, flop=sizes["flop"], turn=sizes["turn"],
-                                 river=sizes["river"], raise_cap=raise_cap, allin_threshold=allin_threshold)
+                                 river=sizes["river"], raise_cap=raise_cap, allin_threshold=allin_threshold,
+                                 add_allin_threshold=add_allin_threshold,
+                                 force_allin_threshold=force_allin_threshold, merging_threshold=merging_threshold)
         dt = np.dtype(dtype)
         if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")

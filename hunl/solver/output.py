@@ -293,7 +293,7 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
 
 
 def write_summary(solution, path, spot=None) -> Path:
-    """Write :meth:`EndgameSolution.summary` (plus ``spot.to_dict()`` under ``"spot"``) as JSON.
+    """Write :meth:`EndgameSolution.summary` (plus ``spot.info()`` under ``"spot"``) as JSON.
 
     Raises
     ------
@@ -302,7 +302,7 @@ def write_summary(solution, path, spot=None) -> Path:
     """
     out = solution.summary()
     if spot is not None:
-        out["spot"] = spot.to_dict()
+        out["spot"] = spot.info()
     path = Path(path)
     try:
         text = json.dumps(out, indent=1, allow_nan=False)

@@ -28,7 +28,7 @@ from hunl.poker.ranges import check_range
 from hunl.solver.libratus import LibratusEndgame
 from hunl.solver.limits import check_big_blind, check_chips
 from hunl.solver.settings import SolverSettings
-from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, StreetSizes
 from rulelearn.validation import check_int
 
 __all__ = [
@@ -48,8 +48,9 @@ UNCAPPED = 1_000_000
 _TOP_KEYS = ("name", "description", "board", "pot", "stack", "starting_stack", "big_blind", "ranges",
              "bet_sizes", "solver", "endgame")
 _ENDGAME_EXCLUDES = ("board", "pot", "stack", "starting_stack", "ranges", "big_blind")
-_SIZE_KEYS = ("bets", "raises", "all_in", "raise_cap", "allin_threshold")
-_TREE_KEYS = ("raise_cap", "allin_threshold")
+_TREE_KEYS = ("raise_cap", "allin_threshold", "force_allin_threshold", "add_allin_threshold", "merging_threshold")
+_PLAYER_SIZE_KEYS = ("bets", "raises", "all_in")
+_SIZE_KEYS = _PLAYER_SIZE_KEYS + ("donk", "oop", "ip") + _TREE_KEYS
 _SOLVER_KEYS = ("algorithm", "max_iterations", "target_pct_pot", "check_every", "threads", "isomorphism",
                 "compressed")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -108,12 +109,18 @@ class Spot:
         allow at least one pair of hands without a shared card.
     big_blind : float, default 100
         Big blind in chips (for bb/hand and mbb/g).
-    turn_sizes, river_sizes, flop_sizes : BetSizes
-        The bet abstraction of each street (streets before the spot's are unused).
+    turn_sizes, river_sizes, flop_sizes : BetSizes or StreetSizes
+        The bet abstraction of each street (streets before the spot's are unused): a
+        :class:`~hunl.solver.tree.BetSizes` for both players, or a :class:`~hunl.solver.tree.StreetSizes`
+        with each player's sizes and the donk sizes (no donk on the flop).
     raise_cap : int or None, default 3
         Raises per street after the first bet; ``None`` means no cap (:data:`UNCAPPED`).
     allin_threshold : float, default 0
-        See :class:`hunl.solver.tree.TreeConfig`.
+        The old name of ``force_allin_threshold``; both attributes hold the same value (see
+        :class:`hunl.solver.tree.TreeConfig`).
+    add_allin_threshold, force_allin_threshold, merging_threshold : float
+        Tree thresholds of :class:`hunl.solver.tree.TreeConfig` (default 0, off; ``force_allin_threshold``
+        defaults to ``allin_threshold``).
     solver : SolverSettings
         The spot file's ``solver`` table (:class:`~hunl.solver.settings.SolverSettings`). Its fields read as
         ``spot.algorithm``, ``spot.max_iterations``, ``spot.target_pct_pot``, ``spot.check_every``,
@@ -133,7 +140,8 @@ class Spot:
     ValueError
         If a field breaks one of the rules above.
     TypeError
-        If ``flop_sizes``, ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.solver.tree.BetSizes`.
+        If ``flop_sizes``, ``turn_sizes`` or ``river_sizes`` is not a :class:`hunl.solver.tree.BetSizes` or
+        :class:`hunl.solver.tree.StreetSizes`.
     """
 
     name: str
@@ -152,6 +160,9 @@ class Spot:
     source: str | None = None
     kind: str = "spot"
     flop_sizes: BetSizes = field(default_factory=BetSizes)
+    add_allin_threshold: float = 0.0
+    force_allin_threshold: float | None = None
+    merging_threshold: float = 0.0
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -176,13 +187,30 @@ class Spot:
         set_(self, "ranges", _check_ranges(self.ranges, self.board))
         for street in ("flop", "turn", "river"):
             sizes = getattr(self, f"{street}_sizes")
-            if not isinstance(sizes, BetSizes):
-                raise TypeError(f"bet_sizes.{street} must be a BetSizes, got {type(sizes).__name__}")
+            if not isinstance(sizes, (BetSizes, StreetSizes)):
+                raise TypeError(f"bet_sizes.{street} must be a BetSizes or a StreetSizes, "
+                                f"got {type(sizes).__name__}")
+        if isinstance(self.flop_sizes, StreetSizes) and self.flop_sizes.donk is not None:
+            raise ValueError("bet_sizes.flop.donk: the flop has no donk bet (there is no previous street)")
         check_int("bet_sizes.raise_cap", self.raise_cap, 0, allow_none=True)
-        thr = _number(self.allin_threshold, "bet_sizes.allin_threshold")
-        if thr < 0:
-            raise ValueError(f"bet_sizes.allin_threshold must be >= 0, got {self.allin_threshold!r}")
-        set_(self, "allin_threshold", thr)
+        thr = {}
+        for key in ("allin_threshold", "add_allin_threshold", "merging_threshold", "force_allin_threshold"):
+            v = getattr(self, key)
+            if v is None:
+                continue
+            v = _number(v, f"bet_sizes.{key}")
+            if v < 0:
+                raise ValueError(f"bet_sizes.{key} must be >= 0, got {getattr(self, key)!r}")
+            thr[key] = v
+        force = thr.get("force_allin_threshold", thr["allin_threshold"])
+        if thr["allin_threshold"] not in (0.0, force):
+            raise ValueError(f"bet_sizes.allin_threshold = {thr['allin_threshold']!r} and "
+                             f"bet_sizes.force_allin_threshold = {force!r} disagree (allin_threshold is the old "
+                             "name of force_allin_threshold)")
+        set_(self, "allin_threshold", force)
+        set_(self, "force_allin_threshold", force)
+        set_(self, "add_allin_threshold", thr["add_allin_threshold"])
+        set_(self, "merging_threshold", thr["merging_threshold"])
         if not isinstance(self.solver, SolverSettings):
             raise TypeError(f"solver must be a SolverSettings, got {type(self.solver).__name__}")
         if self.solver.algorithm not in ALGORITHMS:
@@ -245,39 +273,95 @@ class Spot:
             As the constructor.
         """
         solver = {k: changes.pop(k) for k in list(changes) if k in _SOLVER_KEYS}
+        aliases = ("allin_threshold", "force_allin_threshold")
+        given = [k for k in aliases if k in changes]
+        if len(given) == 1:  # one name changes both (they are one setting)
+            changes[aliases[1 - aliases.index(given[0])]] = changes[given[0]]
         if solver:
             changes["solver"] = self.solver.replace(**solver)
         return dataclasses.replace(self, **changes)
 
     def bet_sizes(self) -> dict:
-        """``{"flop": BetSizes, "turn": BetSizes, "river": BetSizes}`` for
+        """``{"flop": sizes, "turn": sizes, "river": sizes}`` (:class:`BetSizes` or :class:`StreetSizes`) for
         :class:`hunl.solver.game.HoldemEndgame`."""
         return {"flop": self.flop_sizes, "turn": self.turn_sizes, "river": self.river_sizes}
+
+    def tree_thresholds(self) -> dict:
+        """``{"add_allin_threshold": .., "force_allin_threshold": .., "merging_threshold": ..}``."""
+        return {"add_allin_threshold": self.add_allin_threshold,
+                "force_allin_threshold": self.force_allin_threshold,
+                "merging_threshold": self.merging_threshold}
 
     def describe(self) -> str:
         """One line: name, street, board, pot, stack, combos per range and the abstraction."""
         h0, h1 = self.num_combos()
-        sizes = getattr(self, f"{self.street}_sizes")
         cap = "no cap" if self.raise_cap is None else f"raise cap {self.raise_cap}"
         return (f"{self.name}: {self.street} {self.board_text}, pot {self.pot:g}, stack {self.stack:g}, "
-                f"{h0} x {h1} combos, {self.street} bets {list(sizes.bets)} raises {list(sizes.raises)}"
-                f"{' +all-in' if sizes.all_in else ''}, {cap}")
+                f"{h0} x {h1} combos, {self.street} {_sizes_line(getattr(self, f'{self.street}_sizes'))}, {cap}")
 
-    def to_dict(self) -> dict:
-        """JSON-ready description of the spot (ranges as text where they were written as text)."""
-        out = {
+    def _sizes_text(self) -> dict:
+        """The betting streets' sizes as spot-file text (:meth:`BetSizes.to_text`, :meth:`StreetSizes.to_text`)."""
+        return {s: b.to_text() for s, b in self.bet_sizes().items() if s in _STREETS_FROM[self.street]}
+
+    def info(self) -> dict:
+        """JSON-ready description of the spot (ranges as text where they were written as text; no weights), as
+        written under ``"spot"`` in ``summary.json``."""
+        return {
             "name": self.name, "source": self.source, "kind": self.kind, "street": self.street,
             "board": self.board_text, "pot": self.pot, "stack": self.stack, "big_blind": self.big_blind,
             "ranges": dict(zip(PLAYERS, self.range_text)), "combos": dict(zip(PLAYERS, self.num_combos())),
             "board_removed": dict(zip(PLAYERS, self.board_removed)),
-            "bet_sizes": {s: dataclasses.asdict(b) for s, b in self.bet_sizes().items()
-                          if s in _STREETS_FROM[self.street]},
-            "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold,
+            "bet_sizes": self._sizes_text(),
+            "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold, **self.tree_thresholds(),
             "solver": self.solver.to_dict(),
         }
-        for sizes in out["bet_sizes"].values():
-            sizes["bets"], sizes["raises"] = list(sizes["bets"]), list(sizes["raises"])
-        return out
+
+    def to_dict(self) -> dict:
+        """The spot as a spot-file mapping (the schema of :mod:`hunl.solver.spot_files`), JSON- and TOML-ready.
+
+        ``parse_spot(spot.to_dict())`` gives a spot with the same board, pot, stack, ranges, sizes, tree
+        thresholds and solver settings, hence the same game. Ranges are written as their text when they were
+        given as text, else as the list of 1,326 weights; a Libratus spot is written with its board, pot,
+        stack and weights (not as ``endgame = ...``); no raise cap (``None``) is written as
+        :data:`UNCAPPED` (the same tree). ``source``, ``kind``, ``range_text`` of weight ranges and
+        ``board_removed`` are not part of a spot file.
+
+        Returns
+        -------
+        dict
+        """
+        ranges = {}
+        for p, key in enumerate(PLAYERS):
+            text = self.range_text[p]
+            ranges[key] = text if text is not None else [float(x) for x in self.ranges[p]]
+        bet_sizes = {"raise_cap": UNCAPPED if self.raise_cap is None else int(self.raise_cap),
+                     **self.tree_thresholds(), **self._sizes_text()}
+        return {"name": self.name, "board": self.board_text, "pot": self.pot, "stack": self.stack,
+                "big_blind": self.big_blind, "ranges": ranges, "bet_sizes": bet_sizes,
+                "solver": {k: v for k, v in self.solver.to_dict().items() if v is not None}}
+
+    def tree_config(self, raise_cap: int | None = None):
+        """The :class:`hunl.solver.tree.TreeConfig` of the spot's betting tree (``raise_cap`` overrides
+        :attr:`raise_cap`, as in :meth:`game`)."""
+        from hunl.solver.tree import TreeConfig
+
+        cap = self.raise_cap if raise_cap is None else raise_cap
+        cap = UNCAPPED if cap is None else cap
+        return TreeConfig(street=self.street, pot=self.pot, stack=self.stack, flop=self.flop_sizes,
+                          turn=self.turn_sizes, river=self.river_sizes, raise_cap=cap, **self.tree_thresholds())
+
+    def betting_tree(self, raise_cap: int | None = None):
+        """The betting tree of :meth:`game` without the hands (quick: no showdown tables), with the same suit
+        isomorphism (:attr:`isomorphism`).
+
+        Returns
+        -------
+        hunl.solver.tree.BettingTree
+        """
+        from hunl.solver.tree import build_tree, suit_symmetries
+
+        sym = suit_symmetries(self.board, self.ranges) if self.isomorphism and len(self.board) < 5 else None
+        return build_tree(self.tree_config(raise_cap), self.board, symmetries=sym)
 
     def game(self, dtype="float32", raise_cap: int | None = None):
         """Build the endgame for the solver.
@@ -303,8 +387,21 @@ class Spot:
         cap = self.raise_cap if raise_cap is None else raise_cap
         cap = UNCAPPED if cap is None else cap
         return HoldemEndgame(self.board, self.ranges, self.pot, self.stack, bet_sizes=self.bet_sizes(),
-                             raise_cap=cap, allin_threshold=self.allin_threshold, big_blind=self.big_blind,
-                             dtype=dtype, isomorphism=self.solver.isomorphism)
+                             raise_cap=cap, big_blind=self.big_blind, dtype=dtype,
+                             isomorphism=self.solver.isomorphism, **self.tree_thresholds())
+
+
+def _sizes_line(sizes) -> str:
+    """``bets 33%, 75%, a raises 2.5x`` (per player and donk when they differ)."""
+    def one(b):
+        return (f"bets [{', '.join(x.text for x in b.bets)}] raises [{', '.join(x.text for x in b.raises)}]"
+                f"{' +all-in' if b.all_in else ''}")
+    if isinstance(sizes, BetSizes):
+        return one(sizes)
+    text = one(sizes.oop) if sizes.oop == sizes.ip else f"oop {one(sizes.oop)}, ip {one(sizes.ip)}"
+    if sizes.donk is not None:
+        text += f", donk [{', '.join(x.text for x in sizes.donk)}]"
+    return text
 
 
 def _check_ranges(ranges, board) -> np.ndarray:

@@ -21,17 +21,26 @@ Schema (TOML shown; a JSON spot is the same nested object)::
 
     [bet_sizes]                     # optional
     raise_cap = 3                   # raises per street after the first bet (default 3)
-    allin_threshold = 0.0           # a bet leaving less than this times the pot behind becomes all-in
+    force_allin_threshold = 0.0     # a bet leaving at most this times the pot behind after a call is all-in
+                                    # (old name: allin_threshold; default 0 = off)
+    add_allin_threshold = 0.0       # add all-in where it is at most this many pots (default 0 = off)
+    merging_threshold = 0.0         # PioSOLVER's merging of close sizes (default 0 = off)
 
-    [bet_sizes.river]               # optional; default bets [0.5, 1.0], raises [1.0], all_in true
-    bets = [0.33, 0.75]             # first bet of the street, fractions of the pot
-    raises = [1.0]                  # raises, fractions of the pot after calling ([] = no sized raise)
-    all_in = true                   # all-in always allowed
-    # raise_cap / allin_threshold may also be written here; the tree has one value for every street, so
+    [bet_sizes.river]               # optional; default bets [0.5, 1.0], raises [1.0], all-in everywhere
+    bets = "33%, 75%, a"            # first bet of the street: a string of size tokens (below) ...
+    raises = [1.0]                  # ... or a list of tokens and numbers (numbers: pot fractions); "" = none
+    # all_in = true                 # all-in always allowed; default: true unless an "a" is written
+    donk = "50%"                    # turn and river only: OOP's first bet after OOP called the last street
+    # raise_cap / the thresholds may also be written here; the tree has one value for every street, so
     # values given in several places must agree
 
+    [bet_sizes.river.oop]           # optional: one player's sizes (bets, raises, all_in), each key
+    raises = "2.5x, a"              # defaulting to the street table's value, then to the default
+    [bet_sizes.river.ip]
+    bets = "50%, 100%"
+
     [bet_sizes.turn]                # flop and turn spots only (an error on a river spot)
-    [bet_sizes.flop]                # flop spots only
+    [bet_sizes.flop]                # flop spots only (no donk on the flop)
 
     [solver]                        # optional; command-line options override it
     algorithm = "dcfr"              # "dcfr", "dcfr-reset", "pcfr+", "cfr+" or "cfr"
@@ -41,6 +50,17 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     threads = 2                     # solver threads (default: numba's thread count on large trees)
     isomorphism = true              # merge suit-isomorphic turn/river cards (default true; same values)
     compressed = false              # 16-bit regrets and average weights (default false; half the state)
+
+Size tokens (:mod:`hunl.solver.sizes`; the syntax of postflop-solver, desktop-postflop and PioSOLVER):
+``33%`` a pot percentage (of the pot for a bet, of the pot after calling for a raise); ``2.5x`` raises only,
+to 2.5 times the opponent's bet on this street; ``100c`` 100 chips (a bet, or a raise by 100 on top of the
+call); ``e``, ``2e``, ``2e150%`` the geometric size that reaches all-in over the streets left (or 2 streets),
+capped at 150% of the pot; ``a`` all-in; a bare number ``0.33`` a pot fraction. Amounts are rounded half away
+from zero to whole chips (a 75% bet into 166 is 125), at least one chip (:mod:`hunl.solver.tree`). When
+``all_in`` is not written it is true (all-in always an option, the old default) unless an ``a`` token is
+written in the player's ``bets`` or ``raises``: then all-in is an option exactly where ``a`` is.
+Size errors name the field as written, e.g. ``bet_sizes.river.oop.raises: '0.5x': a raise multiple must be
+greater than 1``. :meth:`hunl.solver.spot.Spot.to_dict` writes a spot back in this schema (sizes as text).
 
 A spot can take the board, pot, stack and ranges from a Libratus endgame instead: ``endgame = "subgame3"`` (a
 name in :data:`hunl.solver.libratus.ENDGAMES` or a path relative to the spot file) replaces ``board``, ``pot``,
@@ -85,7 +105,8 @@ from hunl.poker.cards import (
 from hunl.poker.ranges import check_range, parse_range
 from hunl.solver.libratus import ENDGAMES, LibratusEndgame, load_endgame
 from hunl.solver.settings import SolverSettings
-from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
+from hunl.solver.sizes import parse_sizes
+from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, StreetSizes
 from rulelearn.validation import read_text_file
 
 try:  # Python >= 3.11
@@ -100,6 +121,7 @@ from hunl.solver.spot import (
     _ENDGAME_EXCLUDES,
     _LIBRATUS_FIELDS,
     _NAME_RE,
+    _PLAYER_SIZE_KEYS,
     _SIZE_KEYS,
     _SOLVER_KEYS,
     _STREET_OF_CARDS,
@@ -197,35 +219,71 @@ def _parse_range(value, board, name: str, base_dir: Path | None):
                      f"got {type(value).__name__}")
 
 
-def _parse_sizes(table, street: str, defaults: BetSizes) -> tuple[BetSizes, dict]:
-    where = f"bet_sizes.{street}"
-    _check_keys(table, _SIZE_KEYS, where)
+def _size_list(value, role: str, where: str) -> tuple:
+    if not (isinstance(value, (str, list, tuple)) or _is_number(value)):
+        raise ValueError(f"{where} must be a string of sizes such as \"33%, 75%, a\" or a list of sizes, "
+                         f"got {value!r}")
+    return parse_sizes(value, role, where)
+
+
+def _player_sizes(table, where: str, common: dict, defaults: BetSizes) -> BetSizes:
+    """One player's BetSizes: ``table``'s keys, else ``common``'s (the street table), else ``defaults``.
+
+    ``all_in`` not written: the defaults' when no size is written either, else automatic (true unless an ``a``
+    token is written, :class:`hunl.solver.tree.BetSizes`)."""
     kwargs = {}
-    for key in ("bets", "raises"):
+    for key, role in (("bets", "bet"), ("raises", "raise")):
         if key in table:
-            v = table[key]
-            if _is_number(v):
-                v = [v]
-            if not isinstance(v, (list, tuple)) or not all(_is_number(x) for x in v):
-                raise ValueError(f"{where}.{key} must be a list of pot fractions (numbers), got {v!r}")
-            kwargs[key] = tuple(float(x) for x in v)
+            kwargs[key] = _size_list(table[key], role, f"{where}.{key}")
+        elif key in common:
+            kwargs[key] = common[key]
         else:
             kwargs[key] = getattr(defaults, key)
     if "all_in" in table:
+        all_in = table["all_in"]
+        if not isinstance(all_in, bool):
+            raise ValueError(f"{where}.all_in must be true or false, got {all_in!r}")
+    elif "all_in" in common:
+        all_in = common["all_in"]
+    elif not any(k in table or k in common for k in ("bets", "raises")):
+        all_in = defaults.all_in
+    else:
+        all_in = None
+    return BetSizes(**kwargs, all_in=all_in)
+
+
+def _parse_sizes(table, street: str, defaults: BetSizes):
+    """(BetSizes or StreetSizes of a ``bet_sizes.<street>`` table, its tree keys)."""
+    where = f"bet_sizes.{street}"
+    _check_keys(table, _SIZE_KEYS, where)
+    common: dict = {}
+    for key, role in (("bets", "bet"), ("raises", "raise")):
+        if key in table:
+            common[key] = _size_list(table[key], role, f"{where}.{key}")
+    if "all_in" in table:
         if not isinstance(table["all_in"], bool):
             raise ValueError(f"{where}.all_in must be true or false, got {table['all_in']!r}")
-        kwargs["all_in"] = table["all_in"]
+        common["all_in"] = table["all_in"]
+    donk = None
+    if "donk" in table:
+        if street == "flop":
+            raise ValueError(f"{where}.donk: the flop has no donk bet (there is no previous street); donk sizes "
+                             "are for the turn and the river")
+        donk = _size_list(table["donk"], "bet", f"{where}.donk")
+    players = {}
+    for key in PLAYERS:
+        sub = table.get(key, {})
+        _check_keys(sub, _PLAYER_SIZE_KEYS, f"{where}.{key}")
+        players[key] = _player_sizes(sub, f"{where}.{key}" if key in table else where, common, defaults)
+    if "oop" in table or "ip" in table or donk is not None:
+        sizes = StreetSizes(players["oop"], players["ip"], donk)
     else:
-        kwargs["all_in"] = defaults.all_in
-    try:
-        sizes = BetSizes(**kwargs)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        sizes = players["oop"]
     return sizes, {k: table[k] for k in _TREE_KEYS if k in table}
 
 
 def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
-    """(flop BetSizes, turn BetSizes, river BetSizes, raise_cap, allin_threshold)."""
+    """(flop sizes, turn sizes, river sizes, {raise_cap, force/add all-in and merging thresholds})."""
     table = {} if table is None else table
     _check_keys(table, ("flop", "turn", "river") + _TREE_KEYS, "bet_sizes")
     if street == "river" and "turn" in table:
@@ -246,16 +304,25 @@ def _parse_bet_sizes(table, street: str, defaults: BetSizes, default_cap):
                 raise ValueError(f"{other_name} = {other!r} differs from {first_name} = {first!r}; the "
                                  f"betting tree uses one {k} for every street")
         chosen[k] = (first_name, first)
-    cap, thr = default_cap, 0.0
+    tree = {"raise_cap": default_cap}
     if "raise_cap" in chosen:
         where, cap = chosen["raise_cap"]
         if not _is_int(cap) or cap < 0:
             raise ValueError(f"{where} must be an integer >= 0, got {cap!r}")
-    if "allin_threshold" in chosen:
-        where, thr = chosen["allin_threshold"]
-        if not _is_number(thr) or not math.isfinite(thr) or thr < 0:
-            raise ValueError(f"{where} must be a number >= 0, got {thr!r}")
-    return sizes["flop"], sizes["turn"], sizes["river"], cap, thr
+        tree["raise_cap"] = cap
+    for k in _TREE_KEYS[1:]:
+        if k in chosen:
+            where, thr = chosen[k]
+            if not _is_number(thr) or not math.isfinite(thr) or thr < 0:
+                raise ValueError(f"{where} must be a number >= 0, got {thr!r}")
+            tree[k] = float(thr)
+    if "allin_threshold" in tree and "force_allin_threshold" in tree:
+        old, new = tree["allin_threshold"], tree["force_allin_threshold"]
+        if old != new:
+            raise ValueError(f"{chosen['force_allin_threshold'][0]} = {new!r} differs from "
+                             f"{chosen['allin_threshold'][0]} = {old!r}; allin_threshold is the old name of "
+                             "force_allin_threshold (give one)")
+    return sizes["flop"], sizes["turn"], sizes["river"], tree
 
 
 def _parse_solver(table) -> SolverSettings:
@@ -326,10 +393,10 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
                 raise ValueError(f"{both[0]}: a spot with endgame = ... takes board, pot, stack and ranges "
                                  "from the Libratus endgame; remove " + ", ".join(both))
             endgame = _resolve_endgame(data["endgame"], base)
-            _, turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
-                                                        None)
-            return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river,
-                                     raise_cap=cap, allin_threshold=thr, source=source, solver=solver)
+            _, turn, river, tree = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
+                                                    None)
+            return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river, source=source,
+                                     solver=solver, **tree)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
         if missing:
             raise ValueError(f"{missing[0]}: required field missing")
@@ -372,11 +439,11 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             weights.append(w)
             texts.append(text)
             removed.append(r)
-        flop, turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), street, BetSizes(), 3)
+        flop, turn, river, tree = _parse_bet_sizes(data.get("bet_sizes"), street, BetSizes(), 3)
         return Spot(name=name, board=board, pot=pot, stack=float(stack), ranges=np.stack(weights),
-                    big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river, raise_cap=cap,
-                    allin_threshold=thr, range_text=tuple(texts), board_removed=tuple(removed), source=source,
-                    solver=solver, flop_sizes=flop)
+                    big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river,
+                    range_text=tuple(texts), board_removed=tuple(removed), source=source,
+                    solver=solver, flop_sizes=flop, **tree)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 

@@ -5,19 +5,28 @@ half of ``pot``, into the pot, and ``stack`` chips each behind. Player 1 is the 
 act on every postflop street), player 2 the button. The tree is an action abstraction in the usual solver form
 (Libratus endgames, Brown & Sandholm 2019; Bertsimas & Paskov 2022, Section 2.3):
 
-* the first bet of a street is one of ``bets`` (fractions of the pot at that moment) or all-in;
-* a raise is one of ``raises`` (fractions of the pot *after the call*: a pot-size raise with a pot ``P`` facing a
-  bet ``b`` raises to ``b + 1.0 * (P + b)``) or all-in; at most ``raise_cap`` raises per street;
-* a bet or raise larger than the stack becomes all-in, and one that would leave the bettor less than
-  ``allin_threshold`` times the pot (after a call) behind is made all-in (a common solver rule that removes
-  near-all-in sizes); equal amounts are merged;
-* amounts are rounded to whole chips (at least one chip);
+* the first bet of a street is one of the acting player's ``bets`` and a raise one of their ``raises``, in the
+  size grammar of :mod:`hunl.solver.sizes` (``"33%, 75%, a"``, ``"2.5x"``, ``"100c"``, ``"2e150%"``; bare numbers
+  are pot fractions): a pot-relative bet is a fraction of the pot at that moment, a pot-relative raise a fraction
+  of the pot *after the call* (a pot-size raise with a pot ``P`` facing a bet ``b`` raises to
+  ``b + 1.0 * (P + b)``); at most ``raise_cap`` raises per street (all-in counts as a raise). Sizes may differ
+  per player and street (:class:`StreetSizes`), and OOP's first bet of a turn or river after OOP called the
+  previous street's last bet may use *donk* sizes;
+* amounts: each size gives the chips put in beyond the call, rounded **half away from zero** to whole chips
+  (the solver ecosystem's rule: a 75% bet into 166 is 124.5 -> 125, where Python's ``round`` gives 124), at
+  least one chip. A total at or above the stack is all-in. Then the tree thresholds of postflop-solver's
+  ``TreeConfig`` apply (:class:`TreeConfig`): ``force_allin_threshold`` (old name ``allin_threshold``) makes
+  all-in a bet or raise that leaves the bettor at most that times the pot behind after a call;
+  ``add_allin_threshold`` adds all-in when it is at most that many pots; ``merging_threshold`` removes sizes
+  close to a larger one (PioSOLVER's rule). Equal amounts are merged;
 * a street ends when both players check or a bet is called; before the turn and the river a chance node deals
   the next card (one child per card not on the board, or per class of suit-isomorphic cards, below); when a
   player is all-in and called the remaining cards are dealt and the hand goes to showdown.
 
 Action labels: ``"check"``, ``"bet 250"`` (chips put in), ``"raise to 1500"`` (the player's total bet on this
 street after raising), ``"all-in"``, ``"call"``, ``"fold"``, and cards ``"7d"`` at chance nodes.
+:meth:`BettingTree.lines` and :func:`describe_tree` print the first street's lines with chip amounts
+(``"OOP check / IP bet 40 / OOP raise to 120 / IP call"``) and the tree's size.
 
 Payoffs (chips, to player 1) count everything each player has put into the pot, including the ``pot / 2`` each
 put in before the endgame: a fold by player 1 pays ``-c1``, a fold by player 2 pays ``+c2``, and a showdown with
@@ -25,7 +34,8 @@ equal contributions ``c`` pays ``+c``, ``0`` or ``-c``. Exploitability does not 
 
 Construction
 ------------
-A street's betting tree depends only on the contributions when the street starts, so each distinct one is built
+A street's betting tree depends only on the contributions when the street starts and on whether it is a donk
+street (the previous street ended with OOP calling and the street has donk sizes), so each distinct pair is built
 once (a *template*) and copied under every chance outcome with numpy; no Python object per node is made, and a
 flop tree of a million nodes builds in seconds. Nodes are numbered so that a node's children are contiguous and
 come after it (chance children first, then each copied street); the numbering is not breadth first.
@@ -43,12 +53,14 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, PublicTree
-from hunl.solver.limits import MAX_POT_FRACTION, check_chips
+from hunl.solver.limits import check_chips
+from hunl.solver.sizes import format_sizes, parse_sizes
 from rulelearn.validation import check_int, check_real
 
 __all__ = [
@@ -56,61 +68,165 @@ __all__ = [
     "STREETS",
     "BetSizes",
     "BettingTree",
+    "StreetSizes",
     "TreeConfig",
     "build_tree",
+    "describe_tree",
     "suit_symmetries",
 ]
 
+#: Names of the players in printed lines (player 1 acts first on every street).
+PLAYER_NAMES = ("OOP", "IP")
 #: Streets by name and by number of board cards.
 STREETS = {"flop": 3, "turn": 4, "river": 5}
 _STREET_NAMES = {v: k for k, v in STREETS.items()}
 
 
-def _fractions(name: str, values) -> tuple[float, ...]:
-    if isinstance(values, (int, float)):
-        values = (values,)
-    try:
-        out = tuple(float(v) for v in values)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of pot fractions, got {values!r}") from None
-    for v in out:
-        if not math.isfinite(v) or v <= 0 or v > MAX_POT_FRACTION:
-            raise ValueError(f"{name} must hold positive finite pot fractions of at most 2**20, got {v!r}")
-    return tuple(sorted(set(out)))
+def _has_allin(sizes) -> bool:
+    return any(x.kind == "allin" for x in sizes)
 
 
 @dataclass(frozen=True)
 class BetSizes:
-    """The bet and raise sizes of one street, as fractions of the pot.
+    """The bet and raise sizes of one player on one street, in the size grammar of :mod:`hunl.solver.sizes`.
 
     Parameters
     ----------
-    bets : sequence of float, default (0.5, 1.0)
-        Sizes of the first bet of the street, fractions of the pot when betting (0.5 = half pot).
-    raises : sequence of float, default (1.0,)
-        Raise sizes, fractions of the pot after calling (1.0 = pot-size raise).
-    all_in : bool, default True
-        Whether all-in is always an option (as a bet and as a raise).
+    bets : str or sequence of (str or float), default (0.5, 1.0)
+        Sizes of the first bet of the street: ``"33%, 75%, a"``, ``["33%", "e"]`` or pot fractions
+        ``(0.5, 1.0)`` (0.5 = half the pot). ``x`` sizes are refused (a first bet has no previous bet).
+    raises : str or sequence of (str or float), default (1.0,)
+        Raise sizes: ``"2.5x, a"``, ``"100%"`` or pot fractions of the pot *after calling* (1.0 = pot-size
+        raise).
+    all_in : bool or None, default None
+        Whether all-in is always an option (as a bet and as a raise). ``None``: true unless an ``a`` token is
+        written in ``bets`` or ``raises`` (then all-in is an option exactly where ``a`` is written, as in
+        postflop-solver); so ``BetSizes((0.5, 1.0), (1.0,))`` keeps the old default of all-in everywhere.
+
+    Attributes
+    ----------
+    bets, raises : tuple of hunl.solver.sizes.Size
+        The parsed sizes, distinct, in canonical order (:func:`hunl.solver.sizes.parse_sizes`).
+    all_in : bool
+        Resolved as above.
 
     Raises
     ------
     ValueError
-        If a fraction is not positive and finite.
+        A malformed size token (naming ``bets`` or ``raises``, the token and the rule), or ``all_in`` not a
+        boolean or None.
     """
 
     bets: tuple = (0.5, 1.0)
     raises: tuple = (1.0,)
-    all_in: bool = True
+    all_in: bool | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "bets", _fractions("bets", self.bets))
-        object.__setattr__(self, "raises", _fractions("raises", self.raises))
-        object.__setattr__(self, "all_in", bool(self.all_in))
+        object.__setattr__(self, "bets", parse_sizes(self.bets, "bet", "bets"))
+        object.__setattr__(self, "raises", parse_sizes(self.raises, "raise", "raises"))
+        if self.all_in is None:
+            all_in = not (_has_allin(self.bets) or _has_allin(self.raises))
+        elif isinstance(self.all_in, (bool, np.bool_)):
+            all_in = bool(self.all_in)
+        else:
+            raise ValueError(f"all_in must be true, false or None (automatic), got {self.all_in!r}")
+        object.__setattr__(self, "all_in", all_in)
+
+    @property
+    def bet_all_in(self) -> bool:
+        """Whether all-in is a first-bet option (``all_in`` or an ``a`` in ``bets``)."""
+        return self.all_in or _has_allin(self.bets)
+
+    @property
+    def raise_all_in(self) -> bool:
+        """Whether all-in is a raise option (``all_in`` or an ``a`` in ``raises``)."""
+        return self.all_in or _has_allin(self.raises)
+
+    def to_text(self) -> dict:
+        """The sizes as spot-file text: ``{"bets": "33%, 75%, a", "raises": "2.5x"}``, plus ``"all_in"`` when
+        it is not what the default rule (``all_in=None``) gives; ``BetSizes(**sizes.to_text()) == sizes``."""
+        out = {"bets": format_sizes(self.bets), "raises": format_sizes(self.raises)}
+        if self.all_in != (not (_has_allin(self.bets) or _has_allin(self.raises))):
+            out["all_in"] = self.all_in
+        return out
+
+    def to_data(self) -> dict:
+        """JSON-ready ``{"bets": [...], "raises": [...], "all_in": bool}``: pot fractions as numbers (``0.5``),
+        other sizes as their tokens (``"2.5x"``); ``BetSizes(**sizes.to_data()) == sizes``."""
+        def items(sizes):
+            return [x.value if x.kind == "pot" else x.text for x in sizes]
+        return {"bets": items(self.bets), "raises": items(self.raises), "all_in": self.all_in}
+
+
+@dataclass(frozen=True)
+class StreetSizes:
+    """The sizes of one street per player, with optional donk-bet sizes.
+
+    Parameters
+    ----------
+    oop, ip : BetSizes or mapping
+        Sizes of the out-of-position player (player 1) and the in-position player (a mapping is passed to
+        :class:`BetSizes`).
+    donk : str or sequence of (str or float), optional
+        Turn and river only: OOP's first-bet sizes on a street whose previous street ended with OOP calling
+        (IP made the last bet or raise) -- the *donk bet* of postflop-solver's ``turn_donk_sizes`` /
+        ``river_donk_sizes``. On such a node OOP may check or bet exactly these sizes (all-in only as an ``a``
+        token or by ``add_allin_threshold``); ``None`` (default): OOP's normal ``bets`` apply. A donk street
+        is never the endgame's first street (it has no previous street).
+
+    Raises
+    ------
+    ValueError
+        ``oop``/``ip`` not sizes, or a malformed or ``x`` donk size (naming ``donk``).
+    """
+
+    oop: BetSizes = field(default_factory=BetSizes)
+    ip: BetSizes = field(default_factory=BetSizes)
+    donk: tuple | None = None
+
+    def __post_init__(self):
+        for name in ("oop", "ip"):
+            v = getattr(self, name)
+            if isinstance(v, Mapping):
+                try:
+                    v = BetSizes(**v)
+                except TypeError as exc:
+                    raise ValueError(f"{name}: {exc}") from None
+                except ValueError as exc:
+                    raise ValueError(f"{name}.{exc}") from None
+            if not isinstance(v, BetSizes):
+                raise ValueError(f"{name} must be a BetSizes, got {v!r}")
+            object.__setattr__(self, name, v)
+        if self.donk is not None:
+            object.__setattr__(self, "donk", parse_sizes(self.donk, "bet", "donk"))
+
+    @classmethod
+    def of(cls, sizes) -> StreetSizes:
+        """``sizes`` as a :class:`StreetSizes` (a :class:`BetSizes` becomes both players' sizes, no donk)."""
+        if isinstance(sizes, StreetSizes):
+            return sizes
+        if isinstance(sizes, BetSizes):
+            return cls(sizes, sizes, None)
+        raise ValueError(f"sizes must be a BetSizes or a StreetSizes, got {sizes!r}")
+
+    def player(self, p: int) -> BetSizes:
+        """The :class:`BetSizes` of player ``p`` (0 = OOP, 1 = IP)."""
+        return self.ip if p else self.oop
+
+    def to_text(self) -> dict:
+        """``{"oop": {...}, "ip": {...}, "donk": "50%"}`` (text of :meth:`BetSizes.to_text`; no ``donk`` key
+        when there are none); ``StreetSizes(**x.to_text()) == x``."""
+        out = {"oop": self.oop.to_text(), "ip": self.ip.to_text()}
+        if self.donk is not None:
+            out["donk"] = format_sizes(self.donk)
+        return out
 
 
 #: The abstraction of the Libratus endgame benchmarks (Brown & Sandholm 2019; DDCFR repository): the first bet
 #: of a round is 0.5 pot, 1 pot or all-in; later bets (raises) are 1 pot or all-in.
 LIBRATUS_SIZES = BetSizes(bets=(0.5, 1.0), raises=(1.0,), all_in=True)
+
+_THRESHOLDS = ("add_allin_threshold", "force_allin_threshold", "merging_threshold")
 
 
 @dataclass(frozen=True)
@@ -125,20 +241,36 @@ class TreeConfig:
         Chips in the pot at the start (each player has put in half).
     stack : float
         Effective stack behind, in chips, at the start of the endgame (what each player can still bet).
-    turn, river : BetSizes
-        Sizes on the turn and the river (``turn`` is unused for a river endgame).
+    turn, river : BetSizes or StreetSizes
+        Sizes on the turn and the river (``turn`` is unused for a river endgame); a :class:`BetSizes` is both
+        players' sizes, a :class:`StreetSizes` gives each player's and the donk sizes.
     raise_cap : int, default 3
         Maximum number of raises per street after the first bet (all-in counts as a raise).
     allin_threshold : float, default 0.0
-        A bet or raise leaving the bettor less than ``allin_threshold`` times the pot (after a call) behind
-        becomes all-in. 0 disables the rule.
-    flop : BetSizes, default ``BetSizes()``
-        Sizes on the flop (flop endgames only).
+        The old name of ``force_allin_threshold`` (either may be given; if both are, they must agree, and
+        both attributes hold the value).
+    flop : BetSizes or StreetSizes, default ``BetSizes()``
+        Sizes on the flop (flop endgames only; no donk sizes).
+    add_allin_threshold : float, default 0.0
+        Add an all-in option to a bet or raise whose sizes do not include it when the all-in, as a fraction of
+        the pot (a bet: chips put in over the pot; a raise: chips put in beyond the call over the pot after
+        calling -- the units of ``33%``), is at most this (postflop-solver's ``add_allin_threshold``, there
+        1.5 by default: all-in is added when it is at most a 1.5-pot bet). 0 disables the rule.
+    force_allin_threshold : float, optional
+        A bet or raise that would leave the bettor at most this times the pot behind after the opponent calls
+        (stack-to-pot ratio after the call <= threshold) becomes all-in (postflop-solver's
+        ``force_allin_threshold``). Default: ``allin_threshold``, 0 (off).
+    merging_threshold : float, default 0.0
+        PioSOLVER's merging of close sizes at each node: with the sizes as pot fractions (as for
+        ``add_allin_threshold``; all-in included), take the largest ``X``, remove every ``Y`` with
+        ``(1 + X) < (1 + Y) (1 + t)``, and repeat from the largest size left. 0 disables it.
 
     Raises
     ------
     ValueError
-        Unknown street, a pot that is not positive, a negative stack, a negative raise cap or threshold.
+        Unknown street, a pot that is not positive, a negative stack, a negative raise cap or threshold,
+        ``allin_threshold`` and ``force_allin_threshold`` that disagree, sizes that are not sizes, or donk sizes
+        on the flop.
     """
 
     street: str
@@ -149,6 +281,9 @@ class TreeConfig:
     raise_cap: int = 3
     allin_threshold: float = 0.0
     flop: BetSizes = field(default_factory=BetSizes)
+    add_allin_threshold: float = 0.0
+    force_allin_threshold: float | None = None
+    merging_threshold: float = 0.0
 
     def __post_init__(self):
         street = str(self.street).strip().lower()
@@ -158,15 +293,43 @@ class TreeConfig:
         object.__setattr__(self, "pot", check_real("pot", self.pot, 0.0, low_open=True))
         object.__setattr__(self, "stack", check_real("stack", self.stack, 0.0))
         check_chips(self.pot, self.stack)
-        object.__setattr__(self, "allin_threshold", check_real("allin_threshold", self.allin_threshold, 0.0))
+        old = check_real("allin_threshold", self.allin_threshold, 0.0)
+        if self.force_allin_threshold is None:
+            force = old
+        else:
+            force = check_real("force_allin_threshold", self.force_allin_threshold, 0.0)
+            if old not in (0.0, force):
+                raise ValueError(f"allin_threshold = {old!r} and force_allin_threshold = {force!r} disagree "
+                                 "(allin_threshold is the old name of force_allin_threshold)")
+        object.__setattr__(self, "allin_threshold", force)
+        object.__setattr__(self, "force_allin_threshold", force)
+        for name in ("add_allin_threshold", "merging_threshold"):
+            object.__setattr__(self, name, check_real(name, getattr(self, name), 0.0))
         object.__setattr__(self, "raise_cap", check_int("raise_cap", self.raise_cap, 0))
         for name in ("flop", "turn", "river"):
-            if not isinstance(getattr(self, name), BetSizes):
-                raise ValueError(f"{name} must be a BetSizes, got {getattr(self, name)!r}")
+            if not isinstance(getattr(self, name), (BetSizes, StreetSizes)):
+                raise ValueError(f"{name} must be a BetSizes or a StreetSizes, got {getattr(self, name)!r}")
+        if isinstance(self.flop, StreetSizes) and self.flop.donk is not None:
+            raise ValueError("flop.donk: the flop has no donk bet (there is no previous street)")
 
-    def sizes(self, street: int) -> BetSizes:
-        """The :class:`BetSizes` of a street given by its number of board cards (3 flop, 4 turn, 5 river)."""
-        return {3: self.flop, 4: self.turn, 5: self.river}[int(street)]
+    def _street(self, street):
+        if isinstance(street, str):
+            if street not in STREETS:
+                raise ValueError(f"street must be 'flop', 'turn', 'river' or 3, 4, 5, got {street!r}")
+            return street
+        if int(street) not in _STREET_NAMES:
+            raise ValueError(f"street must be 'flop', 'turn', 'river' or 3, 4, 5, got {street!r}")
+        return _STREET_NAMES[int(street)]
+
+    def sizes(self, street, player: int = 0) -> BetSizes:
+        """The :class:`BetSizes` of ``player`` (0 = OOP, 1 = IP) on a street given by name or number of board
+        cards (3 flop, 4 turn, 5 river)."""
+        return StreetSizes.of(getattr(self, self._street(street))).player(int(player))
+
+    def donk_sizes(self, street):
+        """The donk sizes of a street (tuple of :class:`hunl.solver.sizes.Size`), or None (no donk sizes)."""
+        s = getattr(self, self._street(street))
+        return s.donk if isinstance(s, StreetSizes) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,6 +390,64 @@ class BettingTree:
         return (f"{self.tree.n_nodes} nodes: {int((k == DECISION).sum())} decisions, "
                 f"{int((k == TERMINAL).sum())} terminals, {int((k == CHANCE).sum())} chance")
 
+    def lines(self, max_depth: int | None = None) -> tuple:
+        """The betting lines of the endgame's first street, with chip amounts.
+
+        Parameters
+        ----------
+        max_depth : int, optional
+            Longest line, in actions; a longer line is cut and ends in ``" / ..."``. None (default): every
+            line to its end.
+
+        Returns
+        -------
+        tuple of str
+            One line per way the first street can end (a fold, a call, both players checking), depth first in
+            the tree's action order, e.g. ``"OOP check / IP bet 40 / OOP raise to 120 / IP call"``. Amounts are
+            the player's chips on this street after the action (``bet 40``, ``raise to 120``); all-in is written
+            ``bet 270 (all-in)`` or ``raise to 270 (all-in)``.
+
+        Raises
+        ------
+        ValueError
+            If ``max_depth`` is not an integer >= 1.
+        """
+        if max_depth is not None:
+            max_depth = check_int("max_depth", max_depth, 1)
+        t = self.tree
+        kind, player = t.kind, t.player
+        start, count = t.child_start, t.num_children
+        contrib, street0 = self.contributions, int(self.street[0])
+        base = contrib[0]
+        labels = t.action
+        out = []
+        stack = [(0, (), False)]  # (node, line to it, line finished)
+        while stack:
+            node, line, done = stack.pop()
+            if done:
+                out.append(" / ".join(line))
+                continue
+            p = int(player[node])
+            todo = []
+            for child in range(int(start[node]), int(start[node]) + int(count[node])):
+                label = labels[child]
+                c = contrib[child, p] - base[p]
+                if label == "all-in":
+                    facing = contrib[node, 1 - p] > contrib[node, p]
+                    label = f"{'raise to' if facing else 'bet'} {c:g} (all-in)"
+                elif label.startswith("bet "):
+                    label = f"bet {c:g}"
+                elif label.startswith("raise to "):
+                    label = f"raise to {c:g}"
+                step = line + (f"{PLAYER_NAMES[p]} {label}",)
+                more = kind[child] == DECISION and int(self.street[child]) == street0
+                if more and max_depth is not None and len(step) >= max_depth:
+                    todo.append((child, step + ("...",), True))
+                else:
+                    todo.append((child, step, not more))
+            stack.extend(reversed(todo))
+        return tuple(out)
+
 
 # ----------------------------------------------------------------------------------------------- suit symmetries
 def _permute_cards(cards, perm) -> np.ndarray:
@@ -271,13 +492,16 @@ _DEC, _FOLD, _END = 0, 1, 2
 
 
 def _amount(x: float) -> float:
-    return float(max(1, round(x)))
+    """Chips of a bet of ``x`` chips: rounded half away from zero (124.5 -> 125), at least one chip."""
+    return float(max(1.0, math.floor(x + 0.5)))
 
 
 class _Template:
-    """The betting tree of one street from given contributions, nodes in breadth-first order."""
+    """The betting tree of one street from given contributions, nodes in breadth-first order.
 
-    def __init__(self, config: TreeConfig, street: int, contrib: tuple, cap: float):
+    ``donk``: the street's first OOP bet uses the donk sizes (the previous street ended with OOP calling)."""
+
+    def __init__(self, config: TreeConfig, street: int, contrib: tuple, cap: float, donk: bool = False):
         self.kind: list = []
         self.player: list = []
         self.children: list = []
@@ -285,7 +509,9 @@ class _Template:
         self.contrib: list = []
         self.raises: list = []
         self.value: list = []
-        sizes = config.sizes(street)
+        self.oop_call: list = []
+        sizes = (config.sizes(street, 0), config.sizes(street, 1))
+        donk_sizes = config.donk_sizes(street) if donk else None
         queue = [(0, contrib, 0, False, "")]
         # breadth-first: expand in order of creation
         pos = 0
@@ -298,15 +524,17 @@ class _Template:
                 continue
             o = 1 - p
             to_call = c[o] - c[p]
-            pot = c[0] + c[1]
             kids = []
             if to_call <= 0:
                 if acted:
                     kids.append(self._leaf(_END, c, raises, "check", queue))
                 else:
                     kids.append(self._decision(o, c, raises, True, "check", queue))
-                targets = [c[p] + _amount(f * pot) for f in sizes.bets]
-                for total, is_allin in _targets(targets, c, sizes.all_in, cap, config.allin_threshold):
+                if p == 0 and not acted and donk_sizes is not None:
+                    tokens, all_in = donk_sizes, False
+                else:
+                    tokens, all_in = sizes[p].bets, sizes[p].bet_all_in
+                for total, is_allin in _options(config, street, tokens, all_in, c, p, contrib[0], cap):
                     new = (total, c[1]) if p == 0 else (c[0], total)
                     label = "all-in" if is_allin else f"bet {int(total - c[p])}"
                     kids.append(self._decision(o, new, raises + 1, True, label, queue))
@@ -314,11 +542,11 @@ class _Template:
                 value = -c[0] if p == 0 else c[1]
                 kids.append(self._leaf(_FOLD, c, raises, "fold", queue, value=float(value)))
                 called = (c[o], c[o])
-                kids.append(self._leaf(_END, called, raises, "call", queue))
+                kids.append(self._leaf(_END, called, raises, "call", queue, oop_call=p == 0))
                 if raises - 1 < config.raise_cap and not c[o] >= cap - 1e-9:
                     base = contrib[0]
-                    targets = [c[o] + _amount(f * (pot + to_call)) for f in sizes.raises]
-                    for total, is_allin in _targets(targets, c, sizes.all_in, cap, config.allin_threshold):
+                    opts = _options(config, street, sizes[p].raises, sizes[p].raise_all_in, c, p, base, cap)
+                    for total, is_allin in opts:
                         new = (total, c[1]) if p == 0 else (c[0], total)
                         label = "all-in" if is_allin else f"raise to {int(total - base)}"
                         kids.append(self._decision(o, new, raises + 1, True, label, queue))
@@ -336,7 +564,7 @@ class _Template:
             if k and k != list(range(k[0], k[0] + len(k))):  # pragma: no cover - breadth-first invariant
                 raise AssertionError("template children are not contiguous")
 
-    def _new(self, kind, player, c, raises, label, value=0.0) -> int:
+    def _new(self, kind, player, c, raises, label, value=0.0, oop_call=False) -> int:
         self.kind.append(kind)
         self.player.append(player)
         self.children.append([])
@@ -344,6 +572,7 @@ class _Template:
         self.contrib.append(c)
         self.raises.append(raises)
         self.value.append(value)
+        self.oop_call.append(bool(oop_call))
         return len(self.kind) - 1
 
     def _decision(self, p, c, raises, acted, label, queue) -> int:
@@ -351,33 +580,69 @@ class _Template:
         queue.append((p, c, raises, acted, label))
         return k
 
-    def _leaf(self, kind, c, raises, label, queue, value=0.0) -> int:
-        k = self._new(kind, -1, c, raises, label, value)
+    def _leaf(self, kind, c, raises, label, queue, value=0.0, oop_call=False) -> int:
+        k = self._new(kind, -1, c, raises, label, value, oop_call)
         queue.append((-1, c, raises, True, label))
         return k
 
 
-def _targets(targets, contrib, all_in, cap, threshold):
-    """Distinct total contributions of the bet/raise options, all-in last, with the caps applied."""
-    out = []
-    for total in targets:
+def _increment(size, config: TreeConfig, street: int, c: tuple, p: int, base: float, cap: float) -> float:
+    """Chips that ``size`` puts in beyond the call (unrounded), for player ``p`` with contributions ``c``."""
+    o = 1 - p
+    after_call = c[0] + c[1] + (c[o] - c[p])  # the pot after calling (P')
+    if size.kind == "pot":
+        return size.value * after_call
+    if size.kind == "chips":
+        return size.value
+    if size.kind == "x":  # raise to x times the opponent's total on this street
+        return size.value * (c[o] - base) - (c[o] - base)
+    # geometric: f with (1 + 2 f) ** n = 1 + 2 S' / P', S' the stack behind after calling
+    n = size.streets or (6 - street)
+    behind = max(cap - c[o], 0.0)
+    f = ((1.0 + 2.0 * behind / after_call) ** (1.0 / n) - 1.0) / 2.0
+    return min(f, size.value) * after_call
+
+
+def _options(config: TreeConfig, street: int, sizes, all_in: bool, c: tuple, p: int, base: float,
+             cap: float) -> list:
+    """The bet or raise options of player ``p`` facing contributions ``c``: ``[(total, is_all_in), ...]``,
+    distinct totals in increasing order, all-in last.
+
+    ``total`` is the player's contribution after betting: the call plus the size's chips rounded half away from
+    zero (at least one chip); at or above ``cap`` it is all-in (``cap``), and so is a total leaving the bettor
+    at most ``force_allin_threshold`` times the pot behind after a call. All-in is added when ``all_in`` or
+    when it is at most ``add_allin_threshold`` pots; then ``merging_threshold`` merges close sizes.
+    """
+    o = 1 - p
+    after_call = c[0] + c[1] + (c[o] - c[p])
+    totals = []
+    for size in sizes:
+        if size.kind == "allin":
+            totals.append(cap)
+        else:
+            totals.append(c[o] + _amount(_increment(size, config, street, c, p, base, cap)))
+    if all_in or (cap - c[o]) <= config.add_allin_threshold * after_call:
+        totals.append(cap)
+    force = config.force_allin_threshold
+    out = set()
+    for total in totals:
         if total >= cap - 1e-9:
             total = cap
-        else:
-            behind = cap - total
-            new_pot = 2.0 * total  # the pot after the opponent calls (both contributed ``total``)
-            if behind < threshold * new_pot:
-                total = cap
-        out.append(total)
-    if all_in:
-        out.append(cap)
-    seen, result = set(), []
-    for total in sorted(out):
-        if total <= max(contrib) + 1e-9 or total in seen:
-            continue
-        seen.add(total)
-        result.append((total, total >= cap - 1e-9))
-    return result
+        elif cap - total <= force * 2.0 * total:  # behind after the call <= threshold * the pot after it
+            total = cap
+        if total > c[o] + 1e-9:
+            out.add(total)
+    result = sorted(out)
+    t = config.merging_threshold
+    if t > 0 and len(result) > 1:
+        kept = [result[-1]]
+        for total in reversed(result[:-1]):
+            x = (kept[-1] - c[o]) / after_call
+            y = (total - c[o]) / after_call
+            if not (1.0 + x) < (1.0 + y) * (1.0 + t) - 1e-9:  # equality (to rounding) keeps ``y``
+                kept.append(total)
+        result = kept[::-1]
+    return [(total, total >= cap - 1e-9) for total in result]
 
 
 # ------------------------------------------------------------------------------------------------ boards
@@ -466,11 +731,12 @@ class _Assembler:
             k = self.labels[text] = len(self.labels)
         return k
 
-    def template(self, street: int, contrib: tuple) -> _Template:
-        key = (street, contrib)
+    def template(self, street: int, contrib: tuple, donk: bool = False) -> _Template:
+        donk = bool(donk) and self.config.donk_sizes(street) is not None
+        key = (street, contrib, donk)
         t = self.templates.get(key)
         if t is None:
-            t = self.templates[key] = _Template(self.config, street, contrib, self.cap)
+            t = self.templates[key] = _Template(self.config, street, contrib, self.cap, donk)
             t.label_ids = np.array([self.label_id(x) for x in t.label], dtype=np.int32)
         return t
 
@@ -516,11 +782,13 @@ class _Assembler:
         if not river:
             for e in tpl.ends:
                 c = (float(tpl.contrib_a[e, 0]), float(tpl.contrib_a[e, 1]))
-                pending.append((ids[:, e].copy(), boards.copy(), street, c))
+                pending.append((ids[:, e].copy(), boards.copy(), street, c, tpl.oop_call[e]))
 
-    def expand(self, nodes: np.ndarray, boards: np.ndarray, street: int, contrib: tuple, pending: list) -> None:
+    def expand(self, nodes: np.ndarray, boards: np.ndarray, street: int, contrib: tuple, oop_call: bool,
+               pending: list) -> None:
         """Deal the next card under the chance nodes ``nodes`` (on ``boards``, all on ``street`` with the same
-        contributions), then place the next street (or the next chance node / showdown when all-in)."""
+        contributions, the street ended by OOP calling or not), then place the next street (or the next chance
+        node / showdown when all-in)."""
         a = self.a
         all_in = contrib[0] >= self.cap - 1e-9
         nxt = street + 1
@@ -554,9 +822,9 @@ class _Assembler:
                 else:
                     a.kind[flat] = CHANCE
                     a.player[flat] = -1
-                    pending.append((flat.copy(), boards_of, nxt, contrib))
+                    pending.append((flat.copy(), boards_of, nxt, contrib, False))
             else:
-                tpl = self.template(nxt, contrib)
+                tpl = self.template(nxt, contrib, oop_call)
                 self.place(tpl, nxt, flat.astype(np.int64), boards_of, pending)
 
 
@@ -607,8 +875,8 @@ def build_tree(config: TreeConfig, board, symmetries=None) -> BettingTree:
     pending: list = []
     asm.place(root_tpl, street, np.array([root], dtype=np.int64), np.zeros(1, dtype=np.int64), pending)
     while pending:
-        nodes, boards, st, contrib = pending.pop()
-        asm.expand(nodes, boards, st, contrib, pending)
+        nodes, boards, st, contrib, oop_call = pending.pop()
+        asm.expand(nodes, boards, st, contrib, oop_call, pending)
     a = asm.a
     n = a.n
     labels = [""] * len(asm.labels)
@@ -638,3 +906,32 @@ def build_tree(config: TreeConfig, board, symmetries=None) -> BettingTree:
         tree=tree, config=config, boards=boards, river_cards=river_cards, street=a.street[:n].copy(),
         contributions=np.stack([a.c0[:n], a.c1[:n]], axis=1), raises=a.raises[:n].copy(), symmetries=sym,
         iso=iso)
+
+
+def describe_tree(tree: BettingTree, max_depth: int | None = None) -> str:
+    """A printout of a betting tree: its size, sizes and the lines of its first street.
+
+    Parameters
+    ----------
+    tree : BettingTree
+    max_depth : int, optional
+        Longest line printed, in actions (:meth:`BettingTree.lines`).
+
+    Returns
+    -------
+    str
+        Lines: ``"<street> endgame, pot P, stack S"``, the tree size (:meth:`BettingTree.summary`), the number of
+        first-street lines, then one line per betting line, indented.
+
+    Raises
+    ------
+    ValueError
+        A bad ``max_depth``; ``TypeError`` if ``tree`` is not a :class:`BettingTree`.
+    """
+    if not isinstance(tree, BettingTree):
+        raise TypeError(f"tree must be a BettingTree, got {type(tree).__name__}")
+    cfg = tree.config
+    lines = tree.lines(max_depth)
+    head = [f"{cfg.street} endgame, pot {cfg.pot:g}, stack {cfg.stack:g}, raise cap {cfg.raise_cap}",
+            tree.summary(), f"{len(lines)} {cfg.street} lines:"]
+    return "\n".join(head + ["  " + x for x in lines])

@@ -300,3 +300,20 @@ def test_an_unwritable_out_fails_before_solving(tmp_path, capsys):
         assert info.value.code == 2
         captured = capsys.readouterr()
         assert message in captured.err and "game " not in captured.err and captured.out == ""
+
+
+def test_cli_print_tree_prints_the_lines_without_solving(tmp_path, capsys):
+    # pot 1000, 3000 behind, bets 50% or all-in (3000), pot raises (facing 500: the pot after calling is 2000,
+    # raise to 500 + 2000 = 2500), one raise: the root has check, bet 500, all-in; after a check IP has check,
+    # bet 500, all-in; a bet of 500 meets fold, call, raise to 2500, all-in; each raise or all-in bet meets fold,
+    # call. 1 + 3 + 3 + 2 * 4 + 4 * 2 + 2 * 2 = 27 nodes; 10 decisions, 17 terminals.
+    spot = _spot_file(tmp_path, RIVER)
+    assert _cli().main([str(spot), "--print-tree", "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "27 nodes: 10 decisions, 17 terminals, 0 chance" in out and "17 river lines:" in out
+    assert "  OOP check / IP bet 500 / OOP raise to 2500 / IP call\n" in out
+    assert "  OOP check / IP bet 500 / OOP raise to 3000 (all-in) / IP call\n" in out
+    assert "  OOP bet 3000 (all-in) / IP fold\n" in out
+    assert not (tmp_path / "out").exists()  # nothing solved or written
+    assert _cli().main([str(spot), "--print-tree", "--max-depth", "1"]) == 0
+    assert "  OOP bet 500 / ...\n" in capsys.readouterr().out

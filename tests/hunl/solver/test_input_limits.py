@@ -37,7 +37,10 @@ def _endgame(**kwargs):
     (dict(pot=1e39), "pot must be at most 2**53"),
     (dict(stack=2.0 ** 52), "pot + 2 * stack must be at most 2**53"),
     (dict(big_blind=1e-320), "big_blind must be a positive number of chips in [2**-30, 2**53]"),
-    (dict(bet_sizes={"bets": (1e300,)}), "bets must hold positive finite pot fractions of at most 2**20"),
+    (dict(bet_sizes={"bets": (1e300,)}), "bets: 1e+300: a pot fraction must be positive, finite and at most 2**20"),
+    (dict(bet_sizes={"bets": "200000000%"}), "bets: '200000000%': a pot fraction must be at most 2**20"),
+    (dict(bet_sizes={"bets": "1" + "0" * 400 + "c"}), "a chips size must be positive and finite"),
+    (dict(bet_sizes={"raises": "1" + "0" * 400 + "x"}), "a raise multiple must be greater than 1"),
 ])
 def test_absurd_magnitudes_are_refused(changes, message):
     with pytest.raises(ValueError) as info:
@@ -51,7 +54,10 @@ def test_absurd_magnitudes_are_refused(changes, message):
     ({"pot": 1e300}, "pot must be at most 2**53"),
     ({"stack": 1e20}, "pot + 2 * stack must be at most 2**53"),
     ({"big_blind": 1e300}, "big_blind must be a positive number of chips in [2**-30, 2**53]"),
-    ({"bet_sizes": {"river": {"bets": [1e9]}}}, "positive finite pot fractions of at most 2**20"),
+    ({"bet_sizes": {"river": {"bets": [1e9]}}},
+     "bet_sizes.river.bets: 1000000000.0: a pot fraction must be positive, finite and at most 2**20"),
+    ({"bet_sizes": {"river": {"oop": {"bets": "e200000000%"}}}},
+     "bet_sizes.river.oop.bets: 'e200000000%': a pot fraction must be at most 2**20"),
 ])
 def test_absurd_magnitudes_in_a_spot_name_the_field(changes, message):
     with pytest.raises(ValueError) as info:

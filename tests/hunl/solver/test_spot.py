@@ -177,7 +177,7 @@ def test_the_flop_benchmark_spot_has_the_documented_tree():
     # 710,986 public nodes with suit isomorphism (clubs and spades interchangeable)
     spot = load_spot(EXAMPLES / "flop_Td9d6h.toml")
     assert spot.street == "flop" and spot.num_combos() == (180, 265)
-    assert set(spot.to_dict()["bet_sizes"]) == {"flop", "turn", "river"}
+    assert set(spot.info()["bet_sizes"]) == {"flop", "turn", "river"}
     game = spot.game()
     assert game.config.street == "flop" and game.tree.n_nodes == 710_986
     assert spot.replace(isomorphism=False).isomorphism is False
@@ -321,8 +321,8 @@ BAD = [
     (dict(big_blind=0), ["big_blind must be a positive"]),
     (dict(bet_size={}), ["unknown key 'bet_size'", "did you mean 'bet_sizes'"]),
     (dict(bet_sizes__river__bet=[0.5]), ["bet_sizes.river.bet", "did you mean 'bets'"]),
-    (dict(bet_sizes__river__bets=[0.5, -1]), ["bet_sizes.river", "positive finite pot fractions"]),
-    (dict(bet_sizes__river__bets=["half"]), ["bet_sizes.river.bets must be a list of pot fractions"]),
+    (dict(bet_sizes__river__bets=[0.5, -1]), ["bet_sizes.river.bets: -1: a pot fraction must be positive"]),
+    (dict(bet_sizes__river__bets=["half"]), ["bet_sizes.river.bets: 'half' is not a size"]),
     (dict(bet_sizes__river__all_in="yes"), ["bet_sizes.river.all_in must be true or false"]),
     (dict(bet_sizes__turn={"bets": [0.5]}), ["bet_sizes.turn", "river spot", "no turn betting"]),
     (dict(bet_sizes__river__raise_cap=3),
