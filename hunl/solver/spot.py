@@ -26,7 +26,7 @@ from hunl.poker.cards import (
 )
 from hunl.poker.ranges import check_range
 from hunl.solver.libratus import LibratusEndgame
-from hunl.solver.limits import check_big_blind, check_chips
+from hunl.solver.limits import check_big_blind, check_chips, check_rake
 from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes
 from rulelearn.validation import check_int
@@ -46,7 +46,7 @@ PLAYERS = ("oop", "ip")
 UNCAPPED = 1_000_000
 
 _TOP_KEYS = ("name", "description", "board", "pot", "stack", "starting_stack", "big_blind", "ranges",
-             "bet_sizes", "solver", "endgame")
+             "bet_sizes", "solver", "endgame", "rake")
 _ENDGAME_EXCLUDES = ("board", "pot", "stack", "starting_stack", "ranges", "big_blind")
 _SIZE_KEYS = ("bets", "raises", "all_in", "raise_cap", "allin_threshold")
 _TREE_KEYS = ("raise_cap", "allin_threshold")
@@ -127,6 +127,11 @@ class Spot:
         Where the spot was read from (file path or Libratus endgame name).
     kind : {"spot", "libratus"}
         ``"libratus"`` when board, pot, stack and ranges come from a Libratus endgame.
+    rake_rate : float, default 0
+        The spot file's ``rake.rate``: fraction of the pot raked at every terminal, in ``[0, 1)``.
+    rake_cap : float, default inf
+        ``rake.cap``: most chips raked at one terminal, ``>= 0`` (``inf``: no cap); see
+        :class:`hunl.solver.game.HoldemEndgame`.
 
     Raises
     ------
@@ -152,9 +157,14 @@ class Spot:
     source: str | None = None
     kind: str = "spot"
     flop_sizes: BetSizes = field(default_factory=BetSizes)
+    rake_rate: float = 0.0
+    rake_cap: float = math.inf
 
     def __post_init__(self):
         set_ = object.__setattr__
+        rate, cap = check_rake(self.rake_rate, self.rake_cap, "rake.rate", "rake.cap")
+        set_(self, "rake_rate", rate)
+        set_(self, "rake_cap", cap)
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise ValueError(f"name must be letters, digits, '_', '.' or '-' (a directory name), "
                              f"got {self.name!r}")
@@ -274,6 +284,7 @@ class Spot:
                           if s in _STREETS_FROM[self.street]},
             "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold,
             "solver": self.solver.to_dict(),
+            "rake": {"rate": self.rake_rate, "cap": None if math.isinf(self.rake_cap) else self.rake_cap},
         }
         for sizes in out["bet_sizes"].values():
             sizes["bets"], sizes["raises"] = list(sizes["bets"]), list(sizes["raises"])
@@ -304,7 +315,8 @@ class Spot:
         cap = UNCAPPED if cap is None else cap
         return HoldemEndgame(self.board, self.ranges, self.pot, self.stack, bet_sizes=self.bet_sizes(),
                              raise_cap=cap, allin_threshold=self.allin_threshold, big_blind=self.big_blind,
-                             dtype=dtype, isomorphism=self.solver.isomorphism)
+                             dtype=dtype, isomorphism=self.solver.isomorphism, rake_rate=self.rake_rate,
+                             rake_cap=self.rake_cap)
 
 
 def _check_ranges(ranges, board) -> np.ndarray:

@@ -42,6 +42,10 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     isomorphism = true              # merge suit-isomorphic turn/river cards (default true; same values)
     compressed = false              # 16-bit regrets and average weights (default false; half the state)
 
+    [rake]                          # optional; default no rake
+    rate = 0.05                     # fraction of the pot raked at every terminal, in [0, 1)
+    cap = 3                         # most chips raked at one terminal (default: no cap)
+
 A spot can take the board, pot, stack and ranges from a Libratus endgame instead: ``endgame = "subgame3"`` (a
 name in :data:`hunl.solver.libratus.ENDGAMES` or a path relative to the spot file) replaces ``board``, ``pot``,
 ``stack``/``starting_stack``, ``ranges`` and ``big_blind``, which must then be absent; ``bet_sizes`` and
@@ -264,6 +268,13 @@ def _parse_solver(table) -> SolverSettings:
     return SolverSettings(**table)
 
 
+def _parse_rake(table) -> dict:
+    """``{"rake_rate": ..., "rake_cap": ...}`` from the ``[rake]`` table (checked by :class:`Spot`)."""
+    table = {} if table is None else table
+    _check_keys(table, ("rate", "cap"), "rake")
+    return {"rake_rate": table.get("rate", 0.0), "rake_cap": table.get("cap", math.inf)}
+
+
 def _parse_name(data, default_name) -> str:
     name = data.get("name", default_name)
     if not isinstance(name, str) or not _NAME_RE.match(name):
@@ -320,6 +331,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         if "description" in data and not isinstance(data["description"], str):
             raise ValueError("description must be a string")
         solver = _parse_solver(data.get("solver"))
+        rake = _parse_rake(data.get("rake"))
         if "endgame" in data:
             both = [k for k in _ENDGAME_EXCLUDES if k in data]
             if both:
@@ -329,7 +341,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             _, turn, river, cap, thr = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
                                                         None)
             return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river,
-                                     raise_cap=cap, allin_threshold=thr, source=source, solver=solver)
+                                     raise_cap=cap, allin_threshold=thr, source=source, solver=solver, **rake)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
         if missing:
             raise ValueError(f"{missing[0]}: required field missing")
@@ -376,7 +388,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         return Spot(name=name, board=board, pot=pot, stack=float(stack), ranges=np.stack(weights),
                     big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river, raise_cap=cap,
                     allin_threshold=thr, range_text=tuple(texts), board_removed=tuple(removed), source=source,
-                    solver=solver, flop_sizes=flop)
+                    solver=solver, flop_sizes=flop, **rake)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 
