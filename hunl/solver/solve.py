@@ -120,6 +120,23 @@ class EndgameSolution:
         outside the acting player's range)."""
         return self.game.combo_policy(self.result.policy, node)
 
+    def node_report(self, node, equity: bool = True):
+        """Per hand of the acting player at a decision node: strategy, EV of each action, EV and equity, with the
+        range-wide EV and equity (:func:`hunl.solver.report.node_report`; definitions in :mod:`hunl.solver.report`).
+
+        Returns
+        -------
+        hunl.solver.report.NodeReport
+
+        Raises
+        ------
+        ValueError
+            If ``node`` is not a decision node.
+        """
+        from hunl.solver.report import node_report
+
+        return node_report(self, node, equity=equity)
+
 
 def _board_text(game: HoldemEndgame) -> str:
     from hunl.poker.cards import format_card

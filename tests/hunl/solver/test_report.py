@@ -1,0 +1,230 @@
+"""Per-hand EV and equity at decision nodes (:mod:`hunl.solver.report`) against an independent recursion over the
+public tree with the rule-level payoffs (:meth:`HoldemEndgame.payoff`), and equity against a direct enumeration
+with the 7-card evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from games.core.tree import CHANCE, DECISION, TERMINAL
+from hunl.poker.cards import COMBO_CARDS
+from hunl.poker.evaluator import evaluate7
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.report import action_ev, hand_equity
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+
+RIVER = "Ks7d2c4h9s"
+
+
+def river_game(**kw):
+    return HoldemEndgame(RIVER, ["AA,77,QJs,65s,K9s", "KK,QQ,AK,T9s,98s"], pot=100, stack=150,
+                         bet_sizes=BetSizes(bets=(0.5,), raises=(1.0,), all_in=True), raise_cap=1,
+                         dtype="float64", **kw)
+
+
+def turn_game(**kw):
+    return HoldemEndgame("Ks7d2c4h", ["AhAd,7s7h,QhJh,6s5s", "KhKd,AsKc,Th9h,9s8s"], pot=100, stack=100,
+                         bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0, dtype="float64",
+                         **kw)
+
+
+_SOLVED: dict = {}
+
+
+def solved(make, **kw):
+    key = (make.__name__, tuple(sorted(kw.items())))
+    if key not in _SOLVED:
+        _SOLVED[key] = solve_endgame(make(**kw), "dcfr", iterations=60)
+    return _SOLVED[key]
+
+
+def _brute_force_pair_values(g, probs, p):
+    """``V[n]`` for every node: ``(H_p, H_o)`` expected payoff to ``p`` of each pair of hands given the node is
+    reached, both following ``probs`` below it; chance averages over the cards left given the pair (no use of
+    ``game.chance`` or the evaluator)."""
+    t = g.tree
+    o = 1 - p
+    cp = COMBO_CARDS[g.combos[p]]
+    co = COMBO_CARDS[g.combos[o]]
+    hp, ho = g.num_hands[p], g.num_hands[o]
+    memo = {}
+
+    def rec(n):
+        if t.kind[n] == TERMINAL:
+            board = g.boards[t.board[n]]
+            m = np.zeros((hp, ho))
+            for i in range(hp):
+                if np.isin(cp[i], board).any():
+                    continue
+                for j in range(ho):
+                    if np.isin(co[j], board).any() or np.isin(cp[i], co[j]).any():
+                        continue
+                    a, b = (i, j) if p == 0 else (j, i)
+                    m[i, j] = g.payoff(n, a, b, player=p)
+            memo[n] = m
+            return m
+        kids = list(t.children(n))
+        vals = [rec(c) for c in kids]
+        if t.kind[n] == DECISION:
+            if t.player[n] == p:
+                m = sum(probs[c, :hp][:, None] * v for c, v in zip(kids, vals))
+            else:
+                m = sum(probs[c, :ho][None, :] * v for c, v in zip(kids, vals))
+        else:
+            assert t.kind[n] == CHANCE
+            num = np.zeros((hp, ho))
+            cnt = np.zeros((hp, ho))
+            for c, v in zip(kids, vals):
+                card = g.boards[t.board[c]][-1]
+                ok = (cp != card).all(axis=1)[:, None] & (co != card).all(axis=1)[None, :]
+                num += ok * v
+                cnt += ok
+            m = np.where(cnt > 0, num / np.maximum(cnt, 1), 0.0)
+        memo[n] = m
+        return m
+
+    rec(0)
+    return memo
+
+
+def _opp_reach(g, probs, n, o):
+    t = g.tree
+    r = np.ones(g.num_hands[o])
+    c = n
+    while c != 0:
+        pa = int(t.parent[c])
+        if t.kind[pa] == DECISION and t.player[pa] == o:
+            r = r * probs[c, :g.num_hands[o]]
+        c = pa
+    return r
+
+
+@pytest.mark.parametrize("make", [river_game, turn_game])
+def test_action_and_hand_ev_match_brute_force(make):
+    sol = solved(make)
+    g = sol.game
+    t = g.tree
+    probs = sol.result.policy.probs
+    ev_edges = action_ev(sol)
+    checked = 0
+    for p in (0, 1):
+        o = 1 - p
+        V = _brute_force_pair_values(g, probs, p)
+        nodes = t.decision_nodes(p)
+        for n in nodes[:: max(1, nodes.size // 25)]:
+            n = int(n)
+            board = g.boards[t.board[n]]
+            cp = COMBO_CARDS[g.combos[p]]
+            co = COMBO_CARDS[g.combos[o]]
+            compat = (~(cp[:, None, :, None] == co[None, :, None, :]).any(axis=(2, 3))
+                      & ~np.isin(cp, board).any(axis=1)[:, None] & ~np.isin(co, board).any(axis=1)[None, :])
+            x = g.weights[o, g.combos[o]] * _opp_reach(g, probs, n, o)
+            den = compat @ x
+            rep = sol.node_report(n, equity=False)
+            frame = rep.frame.set_index("combo")
+            kids = list(t.children(n))
+            for i in range(g.num_hands[p]):
+                if den[i] <= 1e-12:
+                    continue
+                label = g.hand_labels(p)[i]
+                expect_a = [(compat[i] * x) @ V[c][i] / den[i] for c in kids]
+                np.testing.assert_allclose(ev_edges[kids, i], expect_a, rtol=0, atol=1e-6)
+                np.testing.assert_allclose([frame.loc[label, f"ev:{t.action[c]}"] for c in kids], expect_a,
+                                           rtol=0, atol=1e-6)
+                assert frame.loc[label, "ev"] == pytest.approx((compat[i] * x) @ V[n][i] / den[i], abs=1e-6)
+                checked += 1
+    assert checked > 50
+
+
+def test_range_ev_at_the_root_is_the_game_value_and_fold_ev_is_minus_the_contribution():
+    for kw in ({}, {"rake_rate": 0.05, "rake_cap": 4}):
+        sol = solved(river_game, **kw)
+        g = sol.game
+        rep = sol.node_report(0, equity=False)
+        assert rep.range_ev == pytest.approx(sol.value_chips, abs=1e-9)
+        assert rep.reach_probability == pytest.approx(1.0, abs=1e-12)
+        t = g.tree
+        for n in t.terminal_nodes:
+            if t.action[n] != "fold":
+                continue
+            pa = int(t.parent[n])
+            q = int(t.player[pa])
+            folder_in = g.betting.contributions[pa, q]
+            ev = action_ev(sol)[n, :g.num_hands[q]]
+            ev = ev[np.isfinite(ev)]
+            assert ev.size and np.allclose(ev, -folder_in, atol=1e-9)
+
+
+def _direct_equity(g, board, p, x):
+    """Equity by enumeration with :func:`hunl.poker.evaluator.evaluate7` pair by pair (and river card)."""
+    o = 1 - p
+    cp = COMBO_CARDS[g.combos[p]]
+    co = COMBO_CARDS[g.combos[o]]
+    out = np.full(g.num_hands[p], np.nan)
+    for i in range(g.num_hands[p]):
+        if np.isin(cp[i], board).any():
+            continue
+        num = den = 0.0
+        for j in range(g.num_hands[o]):
+            if np.isin(co[j], board).any() or np.isin(cp[i], co[j]).any() or x[j] == 0:
+                continue
+            rivers = [c for c in range(52) if c not in board and c not in cp[i] and c not in co[j]]
+            if len(board) == 5:
+                rivers = [None]
+            s = 0.0
+            for c in rivers:
+                full = tuple(board) + (() if c is None else (c,))
+                a = evaluate7(full + tuple(int(k) for k in cp[i]))
+                b = evaluate7(full + tuple(int(k) for k in co[j]))
+                s += 1.0 if a > b else 0.5 if a == b else 0.0
+            num += x[j] * s / len(rivers)
+            den += x[j]
+        if den > 0:
+            out[i] = num / den
+    return out
+
+
+@pytest.mark.parametrize("make, history", [(river_game, "bet 50"), (turn_game, "check")])
+def test_equity_matches_direct_enumeration(make, history):
+    sol = solved(make)
+    g = sol.game
+    n = g.tree.node(history)
+    p = int(g.tree.player[n])
+    rep = sol.node_report(n)
+    probs = sol.result.policy.probs
+    x = g.weights[1 - p, g.combos[1 - p]] * _opp_reach(g, probs, n, 1 - p)
+    direct = _direct_equity(g, g.boards[g.tree.board[n]], p, x)
+    frame = rep.frame.set_index("combo")
+    labels = g.hand_labels(p)
+    for i, lab in enumerate(labels):
+        if np.isfinite(direct[i]):
+            assert frame.loc[lab, "equity"] == pytest.approx(direct[i], abs=1e-12)
+    # the range's equity and the opponent's at the root sum to 1 (win + loss + ties, both sides)
+    root = sol.node_report(0)
+    opp = hand_equity(g, 0, 1, g.prior[0, :g.num_hands[0]])
+    w1 = g.prior[1, :g.num_hands[1]]
+    assert np.isfinite(root.range_equity)
+    mass0 = root.frame["weight"].to_numpy()
+    assert mass0.shape[0] == g.num_hands[0]
+    # the pair-weighted equities of both players sum to 1
+    cp = COMBO_CARDS[g.combos[0]]
+    co = COMBO_CARDS[g.combos[1]]
+    compat = ~(cp[:, None, :, None] == co[None, :, None, :]).any(axis=(2, 3))
+    joint0 = g.prior[0, :g.num_hands[0]] * (compat @ w1)
+    joint1 = w1 * (g.prior[0, :g.num_hands[0]] @ compat)
+    e0 = hand_equity(g, 0, 0, w1)
+    assert joint0 @ e0 / joint0.sum() + joint1 @ opp / joint1.sum() == pytest.approx(1.0, abs=1e-12)
+    assert joint0 @ e0 / joint0.sum() == pytest.approx(root.range_equity, abs=1e-12)
+
+
+def test_bad_nodes_and_inputs():
+    sol = solved(river_game)
+    t = sol.game.tree
+    with pytest.raises(ValueError, match="not a decision node"):
+        sol.node_report(int(t.terminal_nodes[0]))
+    with pytest.raises(ValueError, match="opp_weight must have shape"):
+        hand_equity(sol.game, 0, 0, np.ones(3))
+    with pytest.raises(ValueError, match="player must be 0 or 1"):
+        hand_equity(sol.game, 0, 2, np.ones(3))
