@@ -193,9 +193,6 @@ def hand_equity(game, node, player: int, opp_weight) -> np.ndarray:
     ValueError
         If ``player`` is not 0 or 1 or ``opp_weight`` has the wrong shape or negative or non-finite entries.
     """
-    from hunl.poker.cards import COMBO_CARDS
-    from hunl.poker.evaluator import combo_strengths
-
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player!r}")
     t = game.tree
@@ -206,10 +203,30 @@ def hand_equity(game, node, player: int, opp_weight) -> np.ndarray:
         raise ValueError(f"opp_weight must have shape ({game.num_hands[o]},), got {x.shape}")
     if not np.all(np.isfinite(x)) or np.any(x < 0):
         raise ValueError("opp_weight must be finite and >= 0")
-    board = tuple(game.boards[t.board[n]])
     hp = game.num_hands[player]
-    if len(board) < 4:
+    b = int(t.board[n])
+    if len(game.boards[b]) < 4:
         return np.full(hp, np.nan)
+    score, compat = _equity_matrices(game, b, player)
+    num = score @ x
+    den = compat @ x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _equity_matrices(game, b: int, player: int) -> tuple:
+    """``(score, compat)``, each ``(H_player, H_opp)`` float64: the mean showdown score (1 win, 1/2 tie, 0 loss;
+    averaged over river cards on a turn board) of each compatible pair on board ``b``, 0 elsewhere, and the
+    0/1 compatibility (no shared card, none on the board). Cached on the game for the starting board, which
+    every node of the starting street shares."""
+    from hunl.poker.cards import COMBO_CARDS
+    from hunl.poker.evaluator import combo_strengths
+
+    key = ("_equity_matrices", b, player)
+    if key in game.__dict__:
+        return game.__dict__[key]
+    o = 1 - player
+    board = tuple(game.boards[b])
     cp = COMBO_CARDS[game.combos[player]]
     co = COMBO_CARDS[game.combos[o]]
     on_board = np.zeros(52, dtype=bool)
@@ -219,10 +236,9 @@ def hand_equity(game, node, player: int, opp_weight) -> np.ndarray:
     compat = (~(cp[:, None, :, None] == co[None, :, None, :]).any(axis=(2, 3))) & ok_p[:, None] & ok_o[None, :]
     if len(board) == 5:
         s = combo_strengths(board)
-        diff = np.sign(s[game.combos[player]][:, None] - s[game.combos[o]][None, :])
-        num = (compat * (0.5 + 0.5 * diff)) @ x
+        score = compat * (0.5 + 0.5 * np.sign(s[game.combos[player]][:, None] - s[game.combos[o]][None, :]))
     else:
-        num = np.zeros(hp)
+        score = np.zeros(compat.shape)
         for c in range(52):
             if on_board[c]:
                 continue
@@ -230,11 +246,12 @@ def hand_equity(game, node, player: int, opp_weight) -> np.ndarray:
             vp = (cp != c).all(axis=1)
             vo = (co != c).all(axis=1)
             diff = np.sign(s[game.combos[player]][:, None] - s[game.combos[o]][None, :])
-            num += (compat & vp[:, None] & vo[None, :]) * (0.5 + 0.5 * diff) @ x
-        num /= 44.0  # every compatible pair leaves 52 - 4 - 4 river cards
-    den = compat @ x
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+            score += (compat & vp[:, None] & vo[None, :]) * (0.5 + 0.5 * diff)
+        score /= 44.0  # every compatible pair leaves 52 - 4 - 4 river cards
+    out = (score, compat.astype(np.float64))
+    if b == 0:
+        game.__dict__[key] = out
+    return out
 
 
 def node_report(solution, node, equity: bool = True) -> NodeReport:

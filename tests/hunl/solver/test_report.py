@@ -228,3 +228,49 @@ def test_bad_nodes_and_inputs():
         hand_equity(sol.game, 0, 0, np.ones(3))
     with pytest.raises(ValueError, match="player must be 0 or 1"):
         hand_equity(sol.game, 0, 2, np.ones(3))
+
+
+# ---------------------------------------------------------------------------------------------- files
+@pytest.mark.parametrize("make", [river_game, turn_game])
+def test_files_hold_the_node_reports(tmp_path, make):
+    import json
+
+    import pandas as pd
+
+    from hunl.solver.output import write_outputs
+
+    sol = solved(make)
+    g = sol.game
+    t = g.tree
+    files = write_outputs(sol, tmp_path, plot=make is river_game, full_json=True)
+    table = pd.read_parquet(files.parquet)
+    for col in ("ev", "hand_ev", "equity"):
+        assert table[col].dtype == np.float32
+    data = json.loads(files.json.read_text())
+    by_node = {d["node"]: d for d in data["nodes"]}
+    start = len(g.board)
+    for node, rows in table.groupby("node", sort=True):
+        rep = sol.node_report(int(node)).frame.set_index("combo")
+        combos = rows["combo"].astype(str).to_numpy()
+        actions = rows["action"].astype(str).to_numpy()
+        expect = np.array([rep.loc[c, f"ev:{a}"] for c, a in zip(combos, actions)])
+        np.testing.assert_allclose(rows["ev"].to_numpy(), expect, rtol=1e-6, atol=1e-4)
+        on_start = g.betting.street[node] == start
+        hand_ev = np.array([rep.loc[c, "ev"] for c in combos])
+        np.testing.assert_allclose(rows["hand_ev"].to_numpy(), hand_ev, rtol=1e-6, atol=1e-4)
+        eq = rows["equity"].to_numpy()
+        if on_start:
+            np.testing.assert_allclose(eq, [rep.loc[c, "equity"] for c in combos], rtol=1e-6, atol=1e-6)
+        else:
+            assert np.isnan(eq).all()
+        js = by_node[int(node)]
+        for c in set(combos):
+            got = [np.nan if x is None else x for x in js["ev"][c]]
+            want = [rep.loc[c, f"ev:{a}"] for a in js["actions"]]
+            np.testing.assert_allclose(got, want, atol=1e-3 * 0.5 + 1e-9)
+            assert ("equity" in js) == bool(on_start)
+            if on_start:
+                assert js["equity"][c] == pytest.approx(rep.loc[c, "equity"], abs=5e-5)
+                assert js["hand_ev"][c] == pytest.approx(rep.loc[c, "ev"], abs=5e-4)
+    if make is river_game:
+        assert (tmp_path / "first_decision_ev.png").stat().st_size > 1000
