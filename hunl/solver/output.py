@@ -8,13 +8,20 @@ Files (``write_outputs``):
     history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8;
     0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
     ``action`` (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``),
-    ``action_index`` (int8, the action's position at its node) and ``probability`` (float32). Text columns are
+    ``action_index`` (int8, the action's position at its node), ``probability`` (float32), ``ev`` (float32,
+    chips: the EV of taking the action with the combo at the node, :func:`hunl.solver.report.action_ev`),
+    ``hand_ev`` (float32, chips: the EV of the combo at the node, the same on each of its action rows) and
+    ``equity`` (float32: the combo's all-in equity against the opponent's range at the node, on the nodes of the
+    endgame's starting street only -- NaN on later streets and on flop endgames). ``ev`` and ``hand_ev`` are NaN
+    where the opponent cannot hold a hand there (definitions in :mod:`hunl.solver.report`). Text columns are
     dictionary encoded (pandas categoricals). Every decision node is present; on a turn endgame a river node
     omits the combos that hold its river card (they cannot be dealt there).
 ``strategy.json``
     ``{"board", "pot", "stack", "street", "players", "nodes_written", "nodes": [...]}``; each node is
     ``{"node", "history", "street", "player", "pot", "to_call", "actions", "strategy": {combo: [p, ...]}}``
-    with probabilities rounded to 4 decimals, actions in the order of ``"actions"``. A turn endgame has tens
+    with probabilities rounded to 4 decimals, actions in the order of ``"actions"``, plus ``"ev": {combo: [ev,
+    ...]}`` (chips per action, 3 decimals), ``"hand_ev": {combo: ev}`` and, on the starting street's nodes,
+    ``"equity": {combo: equity}`` (``null`` where undefined). A turn endgame has tens
     of thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
@@ -25,6 +32,9 @@ Files (``write_outputs``):
     below, pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1,
     one colour bar); cells with no combo in the acting player's range are grey. Figure 4 of Bowling et al.,
     *Heads-up limit hold'em poker is solved* (Science 2015) shows the same grid for preflop actions.
+``first_decision_ev.png``
+    The same grid for the root's acting player: the EV (chips) and the equity of each cell, range-weighted means
+    over its combos (:func:`first_decision_ev_figure`; no equity panel on flop endgames).
 """
 
 from __future__ import annotations
@@ -300,10 +310,9 @@ def _node_json(game, lay: _Layout, i: int, probs: np.ndarray, figures: tuple) ->
     labels = [COMBO_LABELS[k] for k in game.combos[p][live]]
     ev, eq_row, equity = figures
     ev_block = ev[kids.start:kids.stop, :h].T[live]                       # (live hands, actions)
-    extra = {"ev": dict(zip(labels, _rounded(ev_block, 3)))}
+    hand_ev = (probs[kids.start:kids.stop, :h].T[live] * ev_block).sum(axis=1)
+    extra = {"ev": dict(zip(labels, _rounded(ev_block, 3))), "hand_ev": dict(zip(labels, _rounded(hand_ev, 3)))}
     if eq_row[i] >= 0:
-        hand_ev = (probs[kids.start:kids.stop, :h].T[live] * ev_block).sum(axis=1)
-        extra["hand_ev"] = dict(zip(labels, _rounded(hand_ev, 3)))
         extra["equity"] = dict(zip(labels, _rounded(equity[eq_row[i], :h][live], 4)))
     return {
         "node": n,
@@ -349,8 +358,9 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
         "probabilities": "per combo, in the order of 'actions', rounded to 4 decimals",
         "ev": "per combo, the EV in chips of each action (order of 'actions'), rounded to 3 decimals; null where "
               "the node cannot be reached with the combo",
-        "hand_ev_equity": "starting-street nodes only: per combo, the EV of the hand (chips) and its all-in "
-                          "equity against the opponent's range at the node (null on flop endgames)",
+        "hand_ev": "per combo, the EV of the hand at the node (chips), rounded to 3 decimals",
+        "equity": "starting-street nodes only: per combo, the all-in equity against the opponent's range at the "
+                  "node, rounded to 4 decimals (null on flop endgames)",
     }
     path = Path(path)
     with open(path, "w") as fh:
@@ -558,7 +568,8 @@ def save_png(fig, path, dpi: int = 110, colors: int = 256) -> Path:
 # ---------------------------------------------------------------------- all files
 def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: bool = True,
                   dpi: int = 110) -> SpotOutputs:
-    """Write ``strategy.parquet``, ``strategy.json``, ``summary.json`` and ``first_decision.png``.
+    """Write ``strategy.parquet``, ``strategy.json``, ``summary.json``, ``first_decision.png`` and
+    ``first_decision_ev.png``.
 
     Parameters
     ----------
@@ -570,7 +581,7 @@ def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: b
     full_json : bool, default False
         See :func:`write_strategy_json`.
     plot : bool, default True
-        Draw ``first_decision.png``.
+        Draw ``first_decision.png`` and ``first_decision_ev.png``.
     dpi : int, default 110
 
     Returns
