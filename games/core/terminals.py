@@ -26,6 +26,11 @@ action probabilities), is in chips::
 
     v(i) = chance[b] * scale_p[i] * sum_{j compatible with i and b} prior_o[j] * r[j] * u_p(t, i, j)
 
+plus, at a terminal with a common payoff ``c(t)`` (both players receive it whatever the hands: minus half the
+rake, :func:`games.core.engine.terminal_arrays`; 0 in zero-sum games, where that term is skipped)::
+
+    chance[b] * scale_p[i] * c(t) * sum_{j compatible with i and b} prior_o[j] * r[j]
+
 with ``scale_p[i] = prior_p[i] / Z`` (``Z`` normalises the joint deal) and ``chance[b]`` the probability of the
 board's public cards given both hands. The card evaluator returns ``v(i) / scale_p[i]``: the factor is the same at
 every node for hand ``i``, so the traversal applies it once, to the root values (:func:`own_weights`).

@@ -87,7 +87,7 @@ def _engine_of(solution):
 
 
 def _counterfactual_action_values(solution) -> tuple:
-    """``(values, mass)``: storage-layout arrays (float64) of each decision node's actions for the acting hands:
+    """``(values, mass)``: storage-layout arrays (the game's storage dtype) of each decision node's actions for the acting hands:
     the counterfactual value of the action and the opponent's chance-weighted compatible reach mass (the value
     of the all-ones game). Cached on the solution object."""
     cached = solution.__dict__.get("_report_cfv")
@@ -109,7 +109,7 @@ def _counterfactual_action_values(solution) -> tuple:
             eng.hand_values(p, X.MODE_EXPECTED, table, best=mass)
     finally:
         eng.T = saved
-    out = (values.astype(np.float64), mass.astype(np.float64))
+    out = (values, mass)
     solution.__dict__["_report_cfv"] = out
     return out
 
@@ -123,7 +123,7 @@ def action_ev(solution) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray of float64, shape ``(N, Hm)``
+    numpy.ndarray of the game's storage dtype (float32 by default), shape ``(N, Hm)``
         Edge layout (as :attr:`games.core.policy.Policy.probs`): row ``c`` for the action that leads to child
         ``c``, columns the acting player's hands; NaN where the opponent's mass is 0 (an unreachable
         situation), on hands beyond ``H_p`` and on rows that are not actions. Both players' average strategies;
@@ -134,7 +134,7 @@ def action_ev(solution) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         ev = np.where(mass > 0, values / np.where(mass > 0, mass, 1.0), np.nan)
     game = solution.game
-    out = np.full((game.tree.n_nodes, game.max_hands), np.nan)
+    out = np.full((game.tree.n_nodes, game.max_hands), np.nan, dtype=ev.dtype)
     for p, off in enumerate(eng.layout.edge_index(game.tree, game.num_hands)):
         edges, _, _ = game.tree.action_edges(p)
         hp = game.num_hands[p]
@@ -293,8 +293,8 @@ def node_report(solution, node, equity: bool = True) -> NodeReport:
     eng = _engine_of(solution)
     off = int(eng.layout.offset[n])
     a = len(kids)
-    cfv = values[off:off + a * hp].reshape(a, hp)
-    den = mass[off:off + a * hp].reshape(a, hp)[0]       # the same for every action of the actor
+    cfv = values[off:off + a * hp].reshape(a, hp).astype(np.float64)
+    den = mass[off:off + a * hp].reshape(a, hp)[0].astype(np.float64)       # the same for every action of the actor
     strat = solution.result.node_strategy(n)               # (hp, a)
     with np.errstate(invalid="ignore", divide="ignore"):
         ev_a = np.where(den > 0, cfv / np.where(den > 0, den, 1.0), np.nan).T     # (hp, a)

@@ -157,6 +157,24 @@ def test_range_ev_at_the_root_is_the_game_value_and_fold_ev_is_minus_the_contrib
             assert ev.size and np.allclose(ev, -folder_in, atol=1e-9)
 
 
+def test_float32_storage_gives_the_same_evs():
+    g32 = HoldemEndgame(RIVER, ["AA,77,QJs,65s,K9s", "KK,QQ,AK,T9s,98s"], pot=100, stack=150,
+                        bet_sizes=BetSizes(bets=(0.5,), raises=(1.0,), all_in=True), raise_cap=1)
+    sol32 = solve_endgame(g32, "dcfr", iterations=60)
+    ev32 = action_ev(sol32)
+    assert ev32.dtype == np.float32
+    rep = sol32.node_report(0, equity=False)
+    assert rep.range_ev == pytest.approx(sol32.value_chips, rel=1e-5, abs=1e-4)
+    t = g32.tree
+    for n in t.terminal_nodes:
+        if t.action[n] == "fold":
+            pa = int(t.parent[n])
+            q = int(t.player[pa])
+            ev = ev32[n, :g32.num_hands[q]]
+            ev = ev[np.isfinite(ev)]
+            np.testing.assert_allclose(ev, -g32.betting.contributions[pa, q], rtol=1e-5)
+
+
 def _direct_equity(g, board, p, x):
     """Equity by enumeration with :func:`hunl.poker.evaluator.evaluate7` pair by pair (and river card)."""
     o = 1 - p
