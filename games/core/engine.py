@@ -117,7 +117,7 @@ def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None 
         state = layout.size * 4 + 2 * game.tree.n_nodes * item
     else:
         state = layout.size * item * (3 if predictive else 2)
-    work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 24 * k)
+    work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 32 * k)
     if compressed:
         work += n_threads * int(game.tree.num_children.max()) * hm * item
     slots = int(np.diff(layout.root_ptr)[layout.unit_depth == 1].sum()) * hm * item

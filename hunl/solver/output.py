@@ -71,13 +71,15 @@ _STREET_NAMES = ("turn", "river")
 
 @dataclass(frozen=True)
 class SpotOutputs:
-    """Paths of the files :func:`write_outputs` wrote (``figure`` is None with ``plot=False``)."""
+    """Paths of the files :func:`write_outputs` wrote (``figure`` and ``figure_ev`` are None with
+    ``plot=False``)."""
 
     directory: Path
     parquet: Path
     json: Path
     summary: Path
     figure: Path | None
+    figure_ev: Path | None = None
 
     def as_dict(self) -> dict:
         """``{"directory": str, "parquet": str, ...}``."""
@@ -601,6 +603,9 @@ def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: b
         figure = save_png(fig, out / "first_decision.png", dpi=dpi)
         plt.close(fig)
         fig = first_decision_ev_figure(solution)
-        save_png(fig, out / "first_decision_ev.png", dpi=dpi)
+        figure_ev = save_png(fig, out / "first_decision_ev.png", dpi=dpi)
         plt.close(fig)
-    return SpotOutputs(directory=out, parquet=parquet, json=js, summary=summary, figure=figure)
+    else:
+        figure_ev = None
+    return SpotOutputs(directory=out, parquet=parquet, json=js, summary=summary, figure=figure,
+                       figure_ev=figure_ev)

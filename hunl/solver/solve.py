@@ -87,8 +87,8 @@ class EndgameSolution:
     memory_estimate_mb: float
 
     def summary(self) -> dict:
-        """JSON-ready figures: exploitability (chips, % of pot, bb/hand, mbb/g), pot, iterations, seconds,
-        memory and the convergence log."""
+        """JSON-ready figures: exploitability (chips, % of pot, bb/hand, mbb/g), pot, rake (``{"rate", "cap"}``,
+        cap ``None`` without a cap), iterations, seconds, memory and the convergence log."""
         g = self.game
         return {
             "street": g.config.street,
@@ -106,6 +106,7 @@ class EndgameSolution:
             "exploitability_bb_per_hand": self.exploitability_bb,
             "exploitability_mbb_per_game": self.exploitability_mbb,
             "value_chips": self.value_chips,
+            "rake": {"rate": g.rake_rate, "cap": None if np.isinf(g.rake_cap) else g.rake_cap},
             "peak_memory_mb": round(self.peak_memory_mb, 1),
             "memory_estimate_mb": round(self.memory_estimate_mb, 1),
             "log": {
