@@ -230,3 +230,10 @@ def test_spot_file_rake_table():
         parse_spot({**data, "rake": {"rate": 0.05, "cap": -2}})
     with pytest.raises(ValueError, match="rake.cap"):
         parse_spot({**data, "rake": {"rate": 0.05, "caps": 3}})
+
+
+def test_the_zero_sum_lp_refuses_a_raked_game():
+    from games.core import solve_lp
+
+    with pytest.raises(ValueError, match="zero-sum"):
+        solve_lp(river_spot())
