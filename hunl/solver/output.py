@@ -48,8 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from games.core.tree import DECISION
-from hunl.solver.report import action_ev
 from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
+from hunl.solver.report import action_ev
 
 __all__ = [
     "SpotOutputs",

@@ -259,7 +259,6 @@ def test_files_hold_the_node_reports(tmp_path, make):
 
     sol = solved(make)
     g = sol.game
-    t = g.tree
     files = write_outputs(sol, tmp_path, plot=make is river_game, full_json=True)
     table = pd.read_parquet(files.parquet)
     for col in ("ev", "hand_ev", "equity"):
