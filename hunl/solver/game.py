@@ -427,9 +427,13 @@ class HoldemEndgame(Game):
         return estimate_memory(self, compressed=compressed, n_threads=threads) + returned
 
     def describe(self) -> str:
-        """One line: street, board, pot, stack, hands per player and tree size."""
+        """One line: street, board, pot, stack, rake (when there is one), hands per player and tree size."""
         board = "".join(format_card(c) for c in self.board)
-        return (f"{self.config.street} endgame {board}, pot {self.pot:g}, stack {self.config.stack:g}, "
+        rake = ""
+        if self.terminal_rake() is not None:
+            cap = "" if np.isinf(self.rake_cap) else f" capped at {self.rake_cap:g}"
+            rake = f", rake {100 * self.rake_rate:g}%{cap}"
+        return (f"{self.config.street} endgame {board}, pot {self.pot:g}, stack {self.config.stack:g}{rake}, "
                 f"hands {self.num_hands[0]} x {self.num_hands[1]}, {self.betting.summary()}, "
                 f"~{self.memory_estimate() / 2**20:.0f} MiB")
 

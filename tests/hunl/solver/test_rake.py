@@ -237,3 +237,20 @@ def test_the_zero_sum_lp_refuses_a_raked_game():
 
     with pytest.raises(ValueError, match="zero-sum"):
         solve_lp(river_spot())
+
+
+def test_raked_values_and_reports_agree_with_suit_isomorphism():
+    kw = dict(pot=100, stack=100, bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0,
+              dtype="float64", rake_rate=0.05, rake_cap=7)
+    full = HoldemEndgame("Ks7s2c4c", ["AA,77,QJs,T9s", "KK,AK,JTs,98s"], **kw)
+    iso = HoldemEndgame("Ks7s2c4c", ["AA,77,QJs,T9s", "KK,AK,JTs,98s"], isomorphism=True, **kw)
+    assert iso.tree.n_nodes < full.tree.n_nodes
+    a = solve_endgame(full, "dcfr", iterations=40)
+    b = solve_endgame(iso, "dcfr", iterations=40)
+    ea, eb = a.result.exploitability, b.result.exploitability
+    np.testing.assert_allclose(eb.policy_values, ea.policy_values, rtol=1e-9)
+    np.testing.assert_allclose(eb.best_response_values, ea.best_response_values, rtol=1e-9)
+    ra, rb = a.node_report(0), b.node_report(0)
+    np.testing.assert_allclose(rb.frame["ev"], ra.frame["ev"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(rb.frame["equity"], ra.frame["equity"], rtol=1e-12)
+    assert rb.range_ev == pytest.approx(b.value_chips, abs=1e-9)
