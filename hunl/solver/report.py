@@ -24,8 +24,10 @@ Range EV, range equity
     weight times his own reach times the opponent's compatible mass (so the range EV at the root is the game
     value, :attr:`hunl.solver.solve.EndgameSolution.value_chips` for player 1).
 
-The EV of the player who does not act at a node would need his counterfactual values at the opponent's nodes,
-which the traversal does not record; it is not reported.
+The player who does not act at a node gets the same figures (EV of the hand, equity; :attr:`NodeReport.other`):
+his counterfactual value at the node is the one recorded for the action of his that led to it, or, at the first
+decision of a street (the root, or a node below a chance node, where every action of the actor leads to a decision
+of his), the sum over the actor's actions of his strategy-weighted action values there.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ class NodeReport:
         His range's equity at the node (NaN on flop nodes).
     reach_probability : float
         Probability that the node is reached when both follow the average strategies.
+    other : pandas.DataFrame
+        The player who does not act: one row per combo of his range that can be dealt on the board, columns
+        ``combo``, ``hand_class``, ``weight`` (range weight times his reach), ``ev`` (chips), ``equity``.
+    other_range_ev, other_range_equity : float
+        His range's EV and equity at the node.
     """
 
     node: int
@@ -75,6 +82,9 @@ class NodeReport:
     range_ev: float
     range_equity: float
     reach_probability: float
+    other: object = None
+    other_range_ev: float = float("nan")
+    other_range_equity: float = float("nan")
 
 
 def _engine_of(solution):
@@ -254,6 +264,56 @@ def _equity_matrices(game, b: int, player: int) -> tuple:
     return out
 
 
+def _other_value(solution, n: int, q: int, values, mass) -> tuple:
+    """``(cfv, den)``, float64 ``(H_q,)``: counterfactual value and opponent mass of player ``q`` (who does not
+    act at ``n``) at node ``n``, from the per-action records (module docstring); NaN when neither rule applies."""
+    game = solution.game
+    t = game.tree
+    eng = _engine_of(solution)
+    hq = game.num_hands[q]
+    off = eng.layout.offset
+    pa = int(t.parent[n]) if n != 0 else -1
+    if pa >= 0 and t.kind[pa] == DECISION and t.player[pa] == q:
+        lo = int(off[pa]) + (n - int(t.child_start[pa])) * hq
+        return values[lo:lo + hq].astype(np.float64), mass[lo:lo + hq].astype(np.float64)
+    cfv = np.zeros(hq)
+    den = np.zeros(hq)
+    for c in t.children(n):
+        if t.kind[c] != DECISION or t.player[c] != q:
+            return np.full(hq, np.nan), np.full(hq, np.nan)
+        a = int(t.num_children[c])
+        lo = int(off[c])
+        block = values[lo:lo + a * hq].reshape(a, hq).astype(np.float64)
+        cfv += (solution.result.node_strategy(c).T * block).sum(axis=0)
+        den += mass[lo:lo + hq].astype(np.float64)
+    return cfv, den
+
+
+def _hand_frame(game, p: int, keep, weight, extra: dict):
+    import pandas as pd
+
+    from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS
+
+    combos = game.combos[p][keep]
+    cols = {
+        "combo": pd.Categorical([COMBO_LABELS[k] for k in combos]),
+        "hand_class": pd.Categorical([HAND_CLASS_LABELS[HAND_CLASS[k]] for k in combos]),
+        "weight": weight[keep],
+    }
+    cols.update({k: v[keep] for k, v in extra.items()})
+    return pd.DataFrame(cols)
+
+
+def _range_means(joint, ev, eq) -> tuple:
+    total = joint.sum()
+    if not total > 0:
+        return float("nan"), float("nan")
+    ok = joint > 0
+    range_ev = float(joint[ok] @ ev[ok] / total) if np.all(np.isfinite(ev[ok])) else float("nan")
+    range_eq = float(joint[ok] @ eq[ok] / total) if np.all(np.isfinite(eq[ok])) else float("nan")
+    return range_ev, range_eq
+
+
 def node_report(solution, node, equity: bool = True) -> NodeReport:
     """Strategy, EV per action, EV and equity of every hand of the acting player at a decision node.
 
@@ -275,10 +335,6 @@ def node_report(solution, node, equity: bool = True) -> NodeReport:
     ValueError
         If ``node`` is not a decision node.
     """
-    import pandas as pd
-
-    from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS
-
     game = solution.game
     t = game.tree
     n = t.node(node)
@@ -301,34 +357,29 @@ def node_report(solution, node, equity: bool = True) -> NodeReport:
     ev = np.einsum("ha,ha->h", strat, np.nan_to_num(ev_a))
     ev = np.where(den > 0, ev, np.nan)
     reach = node_reach(solution, n)
-    possible = game.hand_possible(p)[t.board[n]]
-    opp_w = game.prior[o, :game.num_hands[o]] * reach[o, :game.num_hands[o]]
+    board = t.board[n]
+    ho = game.num_hands[o]
+    opp_w = game.prior[o, :ho] * reach[o, :ho]
+    own_w = game.prior[p, :hp] * reach[p, :hp]
     eq = hand_equity(game, n, p, opp_w) if equity else np.full(hp, np.nan)
-    weight = game.prior[p, :hp] * reach[p, :hp]
     # P(hand i and the node) is proportional to own reach times the opponent's compatible mass (den includes
-    # the range weight / Z and the chance probability of the board)
+    # the range weight / Z and the chance probability of the board); over the hands it sums to the probability
+    # of reaching the node
     joint = reach[p, :hp] * np.where(den > 0, den, 0.0)
-    total = joint.sum()
-    range_ev = float(joint @ np.nan_to_num(ev) / total) if total > 0 else float("nan")
-    ok = joint > 0
-    range_eq = (float(joint[ok] @ eq[ok] / joint[ok].sum())
-                if total > 0 and np.all(np.isfinite(eq[ok])) else float("nan"))
-    # the probability of reaching the node: the mass sums to it over the actor's hands (times chance of the
-    # path's cards, which ``den`` already holds at this node's board, summed over the boards' copies)
-    reach_prob = float(total)
-    keep = np.flatnonzero(possible[:hp])
-    combos = game.combos[p][keep]
-    cols = {
-        "combo": pd.Categorical([COMBO_LABELS[k] for k in combos]),
-        "hand_class": pd.Categorical([HAND_CLASS_LABELS[HAND_CLASS[k]] for k in combos]),
-        "weight": weight[keep],
-    }
-    for j, lab in enumerate(actions):
-        cols[f"strategy:{lab}"] = strat[keep, j]
-    for j, lab in enumerate(actions):
-        cols[f"ev:{lab}"] = ev_a[keep, j]
-    cols["ev"] = ev[keep]
-    cols["equity"] = eq[keep]
-    return NodeReport(node=int(n), history=t.history[n], player=p, actions=actions,
-                      frame=pd.DataFrame(cols), range_ev=range_ev, range_equity=range_eq,
-                      reach_probability=reach_prob)
+    range_ev, range_eq = _range_means(joint, ev, eq)
+    keep = np.flatnonzero(game.hand_possible(p)[board])
+    extra = {f"strategy:{lab}": strat[:, j] for j, lab in enumerate(actions)}
+    extra.update({f"ev:{lab}": ev_a[:, j] for j, lab in enumerate(actions)})
+    extra.update({"ev": ev, "equity": eq})
+    frame = _hand_frame(game, p, keep, own_w, extra)
+    # the player who does not act
+    cfv_o, den_o = _other_value(solution, n, o, values, mass)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ev_o = np.where(den_o > 0, cfv_o / np.where(den_o > 0, den_o, 1.0), np.nan)
+    eq_o = hand_equity(game, n, o, own_w) if equity else np.full(ho, np.nan)
+    joint_o = reach[o, :ho] * np.where(den_o > 0, den_o, 0.0)
+    other_ev, other_eq = _range_means(joint_o, ev_o, eq_o)
+    other = _hand_frame(game, o, np.flatnonzero(game.hand_possible(o)[board]), opp_w, {"ev": ev_o, "equity": eq_o})
+    return NodeReport(node=int(n), history=t.history[n], player=p, actions=actions, frame=frame,
+                      range_ev=range_ev, range_equity=range_eq, reach_probability=float(joint.sum()),
+                      other=other, other_range_ev=other_ev, other_range_equity=other_eq)

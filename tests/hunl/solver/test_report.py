@@ -108,10 +108,11 @@ def test_action_and_hand_ev_match_brute_force(make):
     t = g.tree
     probs = sol.result.policy.probs
     ev_edges = action_ev(sol)
-    checked = 0
+    checked = other_checked = 0
+    VV = [_brute_force_pair_values(g, probs, q) for q in (0, 1)]
     for p in (0, 1):
         o = 1 - p
-        V = _brute_force_pair_values(g, probs, p)
+        V = VV[p]
         nodes = t.decision_nodes(p)
         for n in nodes[:: max(1, nodes.size // 25)]:
             n = int(n)
@@ -135,7 +136,17 @@ def test_action_and_hand_ev_match_brute_force(make):
                                            rtol=0, atol=1e-6)
                 assert frame.loc[label, "ev"] == pytest.approx((compat[i] * x) @ V[n][i] / den[i], abs=1e-6)
                 checked += 1
-    assert checked > 50
+            # the player who does not act: his EV from his own recursion, weighted by the actor's reach
+            y = g.weights[p, g.combos[p]] * _opp_reach(g, probs, n, p)
+            den_o = compat.T @ y
+            other = rep.other.set_index("combo")
+            for j, label in enumerate(g.hand_labels(o)):
+                if den_o[j] <= 1e-12:
+                    continue
+                assert other.loc[label, "ev"] == pytest.approx((compat.T[j] * y) @ VV[o][n][j] / den_o[j],
+                                                               abs=1e-6)
+                other_checked += 1
+    assert checked > 50 and other_checked > 50
 
 
 def test_range_ev_at_the_root_is_the_game_value_and_fold_ev_is_minus_the_contribution():
@@ -144,6 +155,8 @@ def test_range_ev_at_the_root_is_the_game_value_and_fold_ev_is_minus_the_contrib
         g = sol.game
         rep = sol.node_report(0, equity=False)
         assert rep.range_ev == pytest.approx(sol.value_chips, abs=1e-9)
+        # player 2's range EV at the root is his value (minus player 1's without rake)
+        assert rep.other_range_ev == pytest.approx(sol.result.exploitability.policy_values[1], abs=1e-9)
         assert rep.reach_probability == pytest.approx(1.0, abs=1e-12)
         t = g.tree
         for n in t.terminal_nodes:
