@@ -153,12 +153,21 @@ def test_range_ev_at_the_root_is_the_game_value_and_fold_ev_is_minus_the_contrib
     for kw in ({}, {"rake_rate": 0.05, "rake_cap": 4}):
         sol = solved(river_game, **kw)
         g = sol.game
+        t = g.tree
         rep = sol.node_report(0, equity=False)
         assert rep.range_ev == pytest.approx(sol.value_chips, abs=1e-9)
         # player 2's range EV at the root is his value (minus player 1's without rake)
         assert rep.other_range_ev == pytest.approx(sol.result.exploitability.policy_values[1], abs=1e-9)
+        # at every node the two ranges' EVs sum to minus the rake, which the cap fixes at 4 chips here (every
+        # pot is at least 100 and 5% of it at least 5)
+        rake = g.terminal_rake()
+        common = 0.0 if rake is None else 4.0
+        assert rake is None or np.all(rake[t.terminal_nodes] == 4.0)
+        for n in np.flatnonzero(t.kind == DECISION):
+            r = sol.node_report(int(n), equity=False)
+            if r.reach_probability > 1e-9:
+                assert r.range_ev + r.other_range_ev == pytest.approx(-common, abs=1e-7)
         assert rep.reach_probability == pytest.approx(1.0, abs=1e-12)
-        t = g.tree
         for n in t.terminal_nodes:
             if t.action[n] != "fold":
                 continue
