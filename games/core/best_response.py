@@ -47,8 +47,8 @@ class ExploitabilityResult:
     policy_values : tuple of (float, float)
         ``(u1, u2)``: each player's expected payoff when both follow the policy (``u2 = -u1`` when zero-sum).
     nash_conv : float
-        ``(v1 - u1) + (v2 - u2)`` (``v1 + v2`` when zero-sum) = the sum of both players' gains from deviating to a best response; >= 0, 0 exactly at a
-        Nash equilibrium.
+        ``(v1 - u1) + (v2 - u2)`` (``v1 + v2`` when zero-sum) = the sum of both players' gains from deviating to
+        a best response; >= 0, 0 exactly at a Nash equilibrium.
     exploitability : float
         ``nash_conv / 2`` (OpenSpiel's ``exploitability``).
     pot : float

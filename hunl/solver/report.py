@@ -97,9 +97,9 @@ def _engine_of(solution):
 
 
 def _counterfactual_action_values(solution) -> tuple:
-    """``(values, mass)``: storage-layout arrays (the game's storage dtype) of each decision node's actions for the acting hands:
-    the counterfactual value of the action and the opponent's chance-weighted compatible reach mass (the value
-    of the all-ones game). Cached on the solution object."""
+    """``(values, mass)``: storage-layout arrays (the game's storage dtype) of each decision node's actions for
+    the acting hands: the counterfactual value of the action and the opponent's chance-weighted compatible reach
+    mass (the value of the all-ones game). Cached on the solution object."""
     cached = solution.__dict__.get("_report_cfv")
     if cached is not None:
         return cached
