@@ -13,6 +13,9 @@ Terms (two-player zero-sum, payoffs in chips):
   strategy in the policy;
 * ``NashConv = sum_p (best_response_values[p] - u_p(policy))``; with zero sum this is
   ``best_response_values[0] + best_response_values[1]`` (Lanctot et al. 2017);
+* games that are not zero-sum (a raked poker game: the rake leaves the table) keep
+  ``NashConv = sum_p (best_response_values[p] - u_p(policy))`` with each player's own value ``u_p``, and
+  ``exploitability = NashConv / 2`` (postflop-solver's definition for raked games);
 * ``exploitability = NashConv / 2``: the average gain of a best responder over the two seats, the quantity
   OpenSpiel's ``exploitability.exploitability`` returns and the usual "exploitability" of CFR papers (e.g.
   Bowling et al. 2015 report it in mbb/g).
@@ -42,10 +45,10 @@ class ExploitabilityResult:
         ``(v1, v2)``: player 1's payoff when he best-responds to player 2's strategy, and player 2's payoff when
         he best-responds to player 1's.
     policy_values : tuple of (float, float)
-        ``(u, -u)``: each player's expected payoff when both follow the policy.
+        ``(u1, u2)``: each player's expected payoff when both follow the policy (``u2 = -u1`` when zero-sum).
     nash_conv : float
-        ``v1 + v2`` = the sum of both players' gains from deviating to a best response; >= 0, 0 exactly at a
-        Nash equilibrium.
+        ``(v1 - u1) + (v2 - u2)`` (``v1 + v2`` when zero-sum) = the sum of both players' gains from deviating to
+        a best response; >= 0, 0 exactly at a Nash equilibrium.
     exploitability : float
         ``nash_conv / 2`` (OpenSpiel's ``exploitability``).
     pot : float
@@ -129,12 +132,25 @@ def _as_policy(game: Game, policy) -> Policy:
     return Policy(game, policy)
 
 
-def result_from_values(game: Game, br: np.ndarray, value: float) -> ExploitabilityResult:
-    """Assemble an :class:`ExploitabilityResult` from best-response values and player 1's policy value."""
-    nash_conv = float(br[0] + br[1])
+def result_from_values(game: Game, br: np.ndarray, value: float, values=None) -> ExploitabilityResult:
+    """Assemble an :class:`ExploitabilityResult` from best-response values and player 1's policy value.
+
+    ``values``, when given, are both players' policy values (games that are not zero-sum, e.g. raked): then
+    ``NashConv = sum_p (br[p] - values[p])``; without it the game is zero-sum, ``values = (value, -value)`` and
+    ``NashConv = br[0] + br[1]`` exactly.
+    """
+    if values is None:
+        nash_conv = float(br[0] + br[1])
+        u = (float(value), -float(value))
+    else:
+        u = (float(values[0]), float(values[1]))
+        if u[0] == -u[1]:
+            nash_conv = float(br[0] + br[1])
+        else:
+            nash_conv = float((br[0] - u[0]) + (br[1] - u[1]))
     return ExploitabilityResult(
         best_response_values=(float(br[0]), float(br[1])),
-        policy_values=(float(value), -float(value)),
+        policy_values=u,
         nash_conv=nash_conv,
         exploitability=nash_conv / 2.0,
         pot=float(game.pot),
@@ -173,7 +189,8 @@ def exploitability(game: Game, policy) -> ExploitabilityResult:
     eng = engine_for(game)
     table = eng.from_edges(pol.probs)
     br = eng.best_response_values(table)
-    return result_from_values(game, br, eng.expected_value(table))
+    values = eng.policy_values(table)
+    return result_from_values(game, br, float(values[0]), values=values)
 
 
 def expected_value(game: Game, policy) -> float:

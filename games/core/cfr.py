@@ -310,7 +310,7 @@ def _compile(engine: Engine, params) -> float:
     t0 = time.perf_counter()
     with compiling():
         engine.iterate(0, 0, params)
-        engine.best_response_values()
+        engine.exploitability_chips()
     engine.regret[:] = 0
     engine.avg[:] = 0
     engine.pred[:] = 0
@@ -394,8 +394,7 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
             step = min(check_every, iterations - done)
             engine.iterate(done, step, params)
             done += step
-            br = engine.best_response_values()
-            expl = 0.5 * float(br[0] + br[1])
+            expl, br, _ = engine.exploitability_chips()
             log_it.append(done)
             log_ex.append(expl)
             log_s.append(time.perf_counter() - start)
@@ -409,11 +408,12 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start
-    value = engine.expected_value()
+    values = engine.policy_values()
+    value = float(values[0])
     return CFRResult(
         game=game,
         strategy=engine.strategies("average"),
-        exploitability=result_from_values(game, br, value),
+        exploitability=result_from_values(game, br, value, values=values),
         iterations=done,
         seconds=seconds,
         compile_seconds=compile_seconds,

@@ -16,9 +16,10 @@ import numpy as np
 
 from games.core import traversal as X
 from games.core.layout import TreeLayout, build_layout
+from games.core.terminals import EVALUATOR_DENSE
 from games.core.tree import TERMINAL, Game
 
-__all__ = ["Engine", "estimate_memory", "layout_of"]
+__all__ = ["Engine", "estimate_memory", "layout_of", "terminal_arrays"]
 
 #: Root items (independent subtrees) below which a traversal runs on one thread.
 PARALLEL_MIN_WORK = 200_000
@@ -31,6 +32,38 @@ def layout_of(game: Game) -> TreeLayout:
         cached = build_layout(game.tree, game.num_hands, iso=game.chance_isomorphism())
         game.__dict__["_core_layout"] = cached
     return cached
+
+
+def terminal_arrays(game: Game) -> tuple:
+    """The tree arrays the compiled traversal takes (``T`` of :func:`games.core.traversal.traverse`).
+
+    Returns
+    -------
+    tuple
+        ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake, common)``. Without rake
+        (``game.terminal_rake()`` is ``None`` or all zero) the tree's own arrays and ``common`` all zero. With rake
+        ``r`` (chips, per terminal; the winner gets the pot minus ``r``, each player bears ``r / 2`` on a split),
+        every terminal is a zero-sum terminal with amounts ``r / 2`` smaller plus a payoff of ``-r / 2`` to each
+        player: ``fold_value - sign(fold_value) * r / 2``, ``showdown_stake - r / 2`` on showdowns and
+        ``common = -r / 2`` (float64, shape ``(N,)``).
+
+    Raises
+    ------
+    ValueError
+        If the rake array has the wrong shape, is negative or not finite.
+    """
+    t = game.tree
+    rake = game.terminal_rake() if hasattr(game, "terminal_rake") else None
+    common = np.zeros(t.n_nodes)
+    if rake is None or not np.any(rake):
+        return (t.kind, t.player, t.parent, t.child_start, t.num_children, t.fold_value, t.showdown_stake, common)
+    rake = np.asarray(rake, dtype=np.float64)
+    if rake.shape != (t.n_nodes,) or not np.all(np.isfinite(rake)) or np.any(rake < 0):
+        raise ValueError(f"terminal_rake must be finite, >= 0 and of shape ({t.n_nodes},)")
+    half = np.where(t.kind == TERMINAL, 0.5 * rake, 0.0)
+    fold = t.fold_value - np.sign(t.fold_value) * half
+    stake = np.where(t.showdown_stake != 0, t.showdown_stake - half, 0.0)
+    return (t.kind, t.player, t.parent, t.child_start, t.num_children, fold, stake, -half)
 
 
 def _unit_work(layout: TreeLayout) -> np.ndarray:
@@ -61,7 +94,7 @@ def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int, compressed:
                np.zeros((n_threads, 52, k), dtype=dtype), np.zeros((n_threads, k), dtype=dtype),
                np.zeros((n_threads, 52, k), dtype=dtype), np.zeros((n_threads, hm, k), dtype=dtype),
                np.zeros((n_threads, k), dtype=np.int64), np.zeros((n_threads, k), dtype=np.int64),
-               np.zeros((n_threads, k)))
+               np.zeros((n_threads, 2, k)))
     frames = np.zeros((n_threads, 2, d + 1), dtype=np.int64)
     work = np.zeros((n_threads, max_actions if compressed else 1, hm if compressed else 1), dtype=dtype)
     return ro, rs, st, v, orow, srow, tmp, scratch, frames, work
@@ -84,7 +117,7 @@ def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None 
         state = layout.size * 4 + 2 * game.tree.n_nodes * item
     else:
         state = layout.size * item * (3 if predictive else 2)
-    work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 24 * k)
+    work = n_threads * (4 * d * b * hm * item + 8 * d * b + item * hm * (1 + 2 * k) + item * k * 106 + 32 * k)
     if compressed:
         work += n_threads * int(game.tree.num_children.max()) * hm * item
     slots = int(np.diff(layout.root_ptr)[layout.unit_depth == 1].sum()) * hm * item
@@ -121,7 +154,12 @@ class Engine:
         self.hands = np.asarray(game.num_hands, dtype=np.int64)
         self.dtype = dt = np.dtype(game.storage_dtype)
         self.evaluator = game.terminal_evaluator()
-        self.T = (t.kind, t.player, t.parent, t.child_start, t.num_children, t.fold_value, t.showdown_stake)
+        self.T = terminal_arrays(game)
+        #: Whether the payoffs sum to zero at every terminal (no rake): then player 2's value is minus player 1's.
+        self.zero_sum = not np.any(self.T[7])
+        if not self.zero_sum and self.evaluator[0] == EVALUATOR_DENSE:
+            raise ValueError("a game with a common terminal payoff (rake) needs the card-showdown evaluator; the "
+                             "dense evaluator's payoff matrices are zero-sum")
         self.L = lay.arrays()
         self.predictive = bool(predictive)
         self.compressed = bool(compressed)
@@ -242,6 +280,24 @@ class Engine:
     def expected_value(self, table: np.ndarray | None = None) -> float:
         """Player 1's expected payoff (chips) under the average strategies (or ``table``)."""
         return float(self._pass(0, X.MODE_EXPECTED, table).sum())
+
+    def policy_values(self, table: np.ndarray | None = None) -> np.ndarray:
+        """``(2,)`` float64: each player's expected payoff (chips) under the average strategies (or ``table``);
+        one pass when the game is zero-sum (player 2 gets minus player 1's), one per player otherwise."""
+        u0 = self.expected_value(table)
+        if self.zero_sum:
+            return np.array([u0, -u0])
+        return np.array([u0, float(self._pass(1, X.MODE_EXPECTED, table).sum())])
+
+    def exploitability_chips(self, table: np.ndarray | None = None) -> tuple:
+        """``(exploitability, best-response values (2,), policy values (2,) or None)``: NashConv / 2 in chips of
+        the average strategies (or ``table``). Zero-sum games: ``(br[0] + br[1]) / 2`` (the policy values cancel
+        and are not computed, ``None``); otherwise ``(sum_p br[p] - u[p]) / 2``."""
+        br = self.best_response_values(table)
+        if self.zero_sum:
+            return 0.5 * float(br[0] + br[1]), br, None
+        u = self.policy_values(table)
+        return 0.5 * float(br[0] - u[0] + br[1] - u[1]), br, u
 
     def strategies(self, source: str = "average") -> np.ndarray:
         """The normalised average (``"average"``) or current (``"current"``) strategy of every decision node,

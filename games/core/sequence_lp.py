@@ -194,6 +194,9 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     RuntimeError
         If HiGHS does not report an optimal solution (the LP is always feasible and bounded, so this signals a
         numerical failure).
+    ValueError
+        If the game is not zero-sum (it has a rake, :meth:`games.core.tree.Game.terminal_rake`): the minimax LP
+        does not apply.
 
     Examples
     --------
@@ -201,6 +204,9 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     >>> round(solve_lp(KuhnPoker()).value * 18, 9)
     -1.0
     """
+    rake = game.terminal_rake() if hasattr(game, "terminal_rake") else None
+    if rake is not None and np.any(rake):
+        raise ValueError("game: the sequence-form LP solves zero-sum games; this game has a rake")
     start = time.perf_counter()
     E, e, F, f, A, _nodes, _hands, seq_index = _triplets(game)
     (m1, n1), (m2, n2) = E[3], F[3]

@@ -26,6 +26,11 @@ action probabilities), is in chips::
 
     v(i) = chance[b] * scale_p[i] * sum_{j compatible with i and b} prior_o[j] * r[j] * u_p(t, i, j)
 
+plus, at a terminal with a common payoff ``c(t)`` (both players receive it whatever the hands: minus half the
+rake, :func:`games.core.engine.terminal_arrays`; 0 in zero-sum games, where that term is skipped)::
+
+    chance[b] * scale_p[i] * c(t) * sum_{j compatible with i and b} prior_o[j] * r[j]
+
 with ``scale_p[i] = prior_p[i] / Z`` (``Z`` normalises the joint deal) and ``chance[b]`` the probability of the
 board's public cards given both hands. The card evaluator returns ``v(i) / scale_p[i]``: the factor is the same at
 every node for hand ``i``, so the traversal applies it once, to the root values (:func:`own_weights`).
@@ -197,13 +202,15 @@ def _add_opponent(j, o, cards, gathered, run, cs_run, n_show):  # pragma: no cov
 
 
 @njit(cache=True)
-def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, gathered, tot, cs_full, run,
+def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, raked, ro, v, data, gathered, tot, cs_full, run,
                 cs_run, win):  # pragma: no cover - compiled
     """Card-showdown evaluator over ``n_terms`` terminals on board ``b``: the first ``n_show`` are showdowns, the
     rest folds.
 
-    ``coef[k]`` is terminal ``k``'s payoff factor to player ``p`` (the chips won at a showdown, or the fold
-    transfer to ``p``), ``rows[k]`` its row in ``v`` and ``opp_row[k]`` the row of its opponent reach in ``ro``.
+    ``coef[0, k]`` is terminal ``k``'s zero-sum payoff factor to player ``p`` (the chips won at a showdown, or the
+    fold transfer to ``p``), ``coef[1, k]`` the payoff both players receive whatever the hands (minus half the rake;
+    read only when ``raked``, else taken as 0): the value adds ``coef[1, k]`` times the opponent's compatible reach
+    mass. ``rows[k]`` is the terminal's row in ``v`` and ``opp_row[k]`` the row of its opponent reach in ``ro``.
     Work space, in the dtype of ``ro`` (the storage dtype), at least the sizes used: ``gathered (Ho, K)``,
     ``tot (K,)``, ``cs_full (52, K)``, ``run (K,)``, ``cs_run (52, K)``, ``win (Hp, K)``. The inner loops run over
     the ``K`` terminals, contiguous in memory, so they vectorise. Row indices are unsigned (``U``): numba then
@@ -302,12 +309,37 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, ro, v, data, 
     # traversal applies it once at the root (regrets then need no per-hand range of magnitudes, which is what
     # lets 16-bit storage keep the small ones)
     w = chance[b]
-    for k in range(nk):
-        run[k] = t(coef[k] * w)
-    for idx in range(n_own):
-        ui = U(idx)
+    if raked:
+        # the zero-sum part plus the common payoff times the compatible mass (for folds ``win`` is that mass)
         for k in range(nk):
-            win[ui, k] = win[ui, k] * run[k]
+            run[k] = t(coef[0, k] * w)
+            tot_c = t(coef[1, k] * w)
+            cs_run[0, k] = tot_c
+            if k >= n_show:
+                run[k] += tot_c
+        for idx in range(n_own):
+            ui = U(idx)
+            i = U(own_hands[U(a_own + idx)])
+            c0 = U(cards[p, i, 0])
+            c1 = U(cards[p, i, 1])
+            jj = same[p, i]
+            if jj >= 0:
+                uj = U(jj)
+                for k in range(n_show):
+                    win[ui, k] = (win[ui, k] * run[k] + cs_run[0, k]
+                                  * (tot[k] - cs_full[c0, k] - cs_full[c1, k] + gathered[uj, k]))
+            else:
+                for k in range(n_show):
+                    win[ui, k] = win[ui, k] * run[k] + cs_run[0, k] * (tot[k] - cs_full[c0, k] - cs_full[c1, k])
+            for k in range(n_show, nk):
+                win[ui, k] = win[ui, k] * run[k]
+    else:
+        for k in range(nk):
+            run[k] = t(coef[0, k] * w)
+        for idx in range(n_own):
+            ui = U(idx)
+            for k in range(nk):
+                win[ui, k] = win[ui, k] * run[k]
     hp = hands[p]
     for k in range(nk):
         r = U(rows[k])

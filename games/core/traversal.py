@@ -96,7 +96,7 @@ def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow
     """Reaches of the nodes of unit ``u`` (depth ``d``) and the strategies of its edges. The roots' reaches come
     from their parent chance nodes' rows in the parent's work space ``pro``/``prs`` (``porow``/``psrow``); at depth
     0 the caller has set row 0."""
-    kind, player, parent, child_start, num_children, fold_value, stake = T
+    kind, player, parent, child_start, num_children, fold_value, stake, common = T
     (unit_of, local, unit_ptr, unit_nodes, root_ptr, root_nodes, dec_ptr, dec_nodes, term_ptr, term_nodes,
      n_showdown, chance_ptr, chance_nodes, child_ptr, child_units, unit_board, offset, iso_ptr, iso_index,
      iso_perm) = L
@@ -165,7 +165,7 @@ def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow
 @njit(cache=True)
 def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover - compiled
     """Values of ``p``'s hands at every terminal of unit ``u`` (rows of ``v``), in chunks of the scratch width."""
-    kind, player, parent, child_start, num_children, fold_value, stake = T
+    kind, player, parent, child_start, num_children, fold_value, stake, common = T
     local = L[1]
     unit_board = L[15]
     term_ptr = L[8]
@@ -177,26 +177,30 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
     if nt == 0:
         return
     ns = n_showdown[u]
-    width = coef.shape[0]
+    width = coef.shape[1]
     start = 0
     while start < nt:
         m = min(width, nt - start)
+        raked = False
         for k in range(m):
             t = term_nodes[t0 + start + k]
             rows[k] = local[t]
             opp_row[k] = orow[local[t]]
             if start + k < ns:
-                coef[k] = stake[t]
+                coef[0, k] = stake[t]
             else:
-                coef[k] = fold_value[t] if p == 0 else -fold_value[t]
+                coef[0, k] = fold_value[t] if p == 0 else -fold_value[t]
+            coef[1, k] = common[t]
+            if common[t] != 0.0:
+                raked = True
         if E[0] == EVALUATOR_DENSE:
             term_index, payoff = E[1]
             dense_block(p, hands, term_nodes[t0 + start:t0 + start + m], m, rows, opp_row, ro, v, term_index,
                         payoff)
         else:
             n_show = min(max(ns - start, 0), m)
-            cards_block(p, unit_board[u], hands, n_show, m, rows, opp_row, coef, ro, v, E[2], gathered, tot,
-                        cs_full, run, cs_run, win)
+            cards_block(p, unit_board[u], hands, n_show, m, rows, opp_row, coef, raked, ro, v, E[2], gathered,
+                        tot, cs_full, run, cs_run, win)
         start += m
 
 
@@ -256,7 +260,7 @@ def _dither(index, stamp):  # pragma: no cover - compiled
 @njit(cache=True)
 def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, best, work):  # pragma: no cover
     """Values of the unit's decision nodes from their children's, deepest first, with the CFR updates."""
-    kind, player, parent, child_start, num_children, fold_value, stake = T
+    kind, player, parent, child_start, num_children, fold_value, stake, common = T
     local = L[1]
     dec_ptr = L[6]
     dec_nodes = L[7]
@@ -425,7 +429,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
                     slot_of, best):  # pragma: no cover - compiled
     # numba's parallel loops cannot capture tuples of arrays: unpack everything here and rebuild the tuples
     # inside the loop body (views, no copies)
-    t0_, t1_, t2_, t3_, t4_, t5_, t6_ = T
+    t0_, t1_, t2_, t3_, t4_, t5_, t6_, t7_ = T
     (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19) = L
     s0, s1, s2, s3, s4, s5 = S
     ekind = E[0]
@@ -435,7 +439,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
     g0, g1, g2, g3, g4, g5, g6, g7, g8 = scratch
     n_threads = assign_ptr.shape[0] - 1
     for t in prange(n_threads):
-        _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_),
+        _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_, t7_),
                    (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19),
                    (s0, s1, s2, s3, s4, s5),
                    (ekind, (e_ti, e_pay), (c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_)),
@@ -449,7 +453,9 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
              slot_of, out, best):  # pragma: no cover - compiled
     """One traversal for player ``p``; his root values (chips, deal included) go to ``out[:H_p]``.
 
-    ``T``: tree arrays ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake)``; ``L``:
+    ``T``: tree arrays ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake, common)``
+    (``common``: the payoff every player receives at a terminal on top of the zero-sum transfer, e.g. minus half
+    the rake; zeros for zero-sum games -- see :meth:`games.core.engine.Engine`); ``L``:
     :meth:`games.core.layout.TreeLayout.arrays`; ``S``: storage ``(regret, avg, pred, table)``; ``E``: the
     evaluator spec; ``factors``: ``(pos, neg, decay)`` of the CFR update; ``W``: per-thread work space;
     ``assign_ptr``/``assign``: each thread's child units of the root unit; ``slots``: ``(R, Hm)`` values of those
@@ -506,7 +512,7 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
 def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no cover - compiled
     """Write the current (``source`` = regret) or normalised average (``source`` = average) strategy of every
     decision node into the storage-layout array ``out``."""
-    kind, player, parent, child_start, num_children, fold_value, stake = T
+    kind, player, parent, child_start, num_children, fold_value, stake, common = T
     dec_nodes = L[7]
     offset = L[16]
     regret, avg, pred, table, rscale, ascale = S

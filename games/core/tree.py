@@ -448,6 +448,12 @@ class Game:
 
         return dense_evaluator(*self.terminal_payoffs())
 
+    def terminal_rake(self) -> np.ndarray | None:
+        """Rake taken at each terminal, chips, ``(N,)`` float64 (0 at other nodes), or ``None`` (the default): a
+        zero-sum game. With rake the winner receives the pot minus the rake and each player bears half of it on a
+        split (see :func:`games.core.engine.terminal_arrays`); only the card-showdown evaluator supports it."""
+        return None
+
     def chance_isomorphism(self):
         """Chance outcomes the tree lists once for several isomorphic ones, as ``(iso_ptr, iso_index, iso_perm)``
         (see :mod:`games.core.layout`), or ``None`` (the default: every outcome is its own child)."""

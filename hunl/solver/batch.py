@@ -627,8 +627,7 @@ def _markdown(table, oop, ip, title: str) -> str:
              f"{len(body)} boards (total weight {mean['weight']:g}); weighted means: OOP EV "
              f"{mean['ev_oop_pct_pot']:.1f}% of the pot, exploitability {mean['exploitability_pct_pot']:.3f}% of the "
              f"pot ({mean['exploitability_mbb']:.1f} mbb/g).", ""]
-    cols = ["board", "weight", "ev_oop_pct_pot", "exploitability_pct_pot"] + oop + ip
-    head = ["board", "weight", "OOP EV % pot", "expl. % pot"] + [c for c in oop + ip]
+    head = ["board", "weight", "OOP EV % pot", "expl. % pot"] + oop + ip
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     for _, r in table.iterrows():

@@ -21,11 +21,12 @@ from functools import cached_property
 
 import numpy as np
 
+from games.core.engine import terminal_arrays
 from games.core.terminals import card_showdown_evaluator, cards_block
 from games.core.tree import TERMINAL, Game
 from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, COMBO_LABELS, check_board, format_card
 from hunl.poker.ranges import check_range, parse_range
-from hunl.solver.limits import check_big_blind
+from hunl.solver.limits import check_big_blind, check_rake
 from hunl.solver.tree import (
     STREETS,
     BetSizes,
@@ -102,6 +103,15 @@ class HoldemEndgame(Game):
     isomorphism : bool, default False
         Deal one card per class of suit-isomorphic cards (when the board and both ranges are symmetric under a
         swap of suits); the solver's values are those of the full tree.
+    rake_rate : float, default 0
+        Fraction of the pot the house takes at every terminal, in ``[0, 1)`` (e.g. 0.05).
+    rake_cap : float, default inf
+        Most chips raked at one terminal (``>= 0``; ``inf``: no cap). The rake at a terminal is
+        ``min(rake_rate * pot, rake_cap)`` with ``pot`` both players' contributions at the terminal, the starting
+        pot included and the uncalled part of a bet returned first (:meth:`terminal_rake`); the winner receives
+        the pot minus the rake, each player bears half of it on a split (postflop-solver's and PioSOLVER's rule).
+        With rake the game is not zero-sum: exploitability is ``sum_p (best response_p - value_p) / 2``
+        (:mod:`games.core.best_response`).
 
     Raises
     ------
@@ -109,8 +119,8 @@ class HoldemEndgame(Game):
         A malformed or repeated board card, a board of the wrong size, a malformed range string, weights that
         are negative, above 1, NaN or of the wrong shape, positive weight on a combo that conflicts with the board
         (unless ``drop_board_conflicts``), an empty range, two ranges with no compatible pair of hands, a pot that
-        is not positive, a negative stack, chip amounts beyond :data:`hunl.solver.limits.MAX_CHIPS`, or bad
-        sizes.
+        is not positive, a negative stack, chip amounts beyond :data:`hunl.solver.limits.MAX_CHIPS`, bad
+        sizes, a ``rake_rate`` outside ``[0, 1)`` or a negative or NaN ``rake_cap``.
 
     Attributes
     ----------
@@ -133,7 +143,9 @@ class HoldemEndgame(Game):
     def __init__(self, board, ranges, pot, stack, bet_sizes=None, raise_cap: int = 3,
                  allin_threshold: float = 0.0, big_blind: float = 100.0, dtype="float32",
                  drop_board_conflicts: bool = False, isomorphism: bool = False, add_allin_threshold: float = 0.0,
-                 force_allin_threshold: float | None = None, merging_threshold: float = 0.0):
+                 force_allin_threshold: float | None = None, merging_threshold: float = 0.0,
+                 rake_rate: float = 0.0, rake_cap: float = float("inf")):
+        self.rake_rate, self.rake_cap = check_rake(rake_rate, rake_cap)
         self.board = check_board(board, min_cards=3, max_cards=5, name="board")
         street = {3: "flop", 4: "turn", 5: "river"}[len(self.board)]
         sizes = _sizes(BetSizes() if bet_sizes is None else bet_sizes)
@@ -252,6 +264,20 @@ class HoldemEndgame(Game):
         self._has_showdown = np.array([len(b) == 5 for b in self.boards], dtype=np.uint8)
 
     # ------------------------------------------------------------------ Game interface
+    def terminal_rake(self) -> np.ndarray | None:
+        """Rake at each terminal in chips: ``min(rake_rate * pot, rake_cap)`` with ``pot = 2 * min(c1, c2)`` --
+        both contributions after the uncalled part of a bet is returned (at a fold, twice the folder's
+        contribution; at a showdown, the whole pot), as postflop-solver computes it. ``(N,)`` float64, 0 at other
+        nodes; ``None`` without rake (``rake_rate == 0`` or ``rake_cap == 0``)."""
+        if self.rake_rate == 0.0 or self.rake_cap == 0.0:
+            return None
+        cached = self.__dict__.get("_terminal_rake")
+        if cached is None:
+            pot = 2.0 * self.betting.contributions.min(axis=1)
+            cached = np.where(self.tree.kind == TERMINAL, np.minimum(self.rake_rate * pot, self.rake_cap), 0.0)
+            self.__dict__["_terminal_rake"] = cached
+        return cached
+
     def terminal_evaluator(self) -> tuple:
         """The card-showdown evaluator (:func:`games.core.terminals.card_showdown_evaluator`) of this endgame:
         per board, each player's possible hands by increasing strength, with card removal by the hands' cards."""
@@ -319,28 +345,50 @@ class HoldemEndgame(Game):
         ro[0, :h_opp] = r
         v = np.zeros((1, hm))
         show = self.tree.showdown_stake[t] != 0
-        fv = float(self.tree.fold_value[t])
-        coef = np.array([self.tree.showdown_stake[t] if show else (fv if player == 0 else -fv)])
+        arrays = terminal_arrays(self)
+        fv = float(arrays[5][t])
+        coef = np.array([[arrays[6][t] if show else (fv if player == 0 else -fv)], [arrays[7][t]]])
         idx = np.zeros(1, dtype=np.int64)
         cards_block(player, int(self.tree.board[t]), np.asarray(self.num_hands, dtype=np.int64), int(show), 1,
-                    idx, idx, coef, ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)), np.zeros(1),
+                    idx, idx, coef, bool(coef[1, 0] != 0), ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)),
+                    np.zeros(1),
                     np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)))
         return v[0, :self.num_hands[player]] * self._scale[player, :self.num_hands[player]]
 
-    def payoff(self, node: int, hand1: int, hand2: int) -> float:
-        """Payoff to player 1 (chips) at terminal ``node`` with hands ``hand1``, ``hand2`` (indices into
-        :attr:`combos`), from the rules: the fold transfer, or the showdown of the two best 5-card hands."""
+    def payoff(self, node: int, hand1: int, hand2: int, player: int = 0) -> float:
+        """Payoff (chips) to ``player`` (0: player 1, the default; 1: player 2) at terminal ``node`` with hands
+        ``hand1``, ``hand2`` (indices into :attr:`combos`), from the rules: the fold transfer, or the showdown of
+        the two best 5-card hands; with rake ``r`` (:meth:`terminal_rake`) the winner gets ``r`` less and each
+        player pays ``r / 2`` on a split. Written directly from the rules, independently of the evaluator.
+
+        Raises
+        ------
+        ValueError
+            If the node is not terminal or ``player`` is not 0 or 1.
+        """
         from hunl.poker.evaluator import evaluate7
 
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
         t = self.tree
         if t.kind[node] != TERMINAL:
             raise ValueError(f"node {node} is not terminal")
+        c = self.betting.contributions[node]
+        pot = 2.0 * min(c[0], c[1])
+        rake = min(self.rake_rate * pot, self.rake_cap) if self.rake_rate > 0 else 0.0
         if t.showdown_stake[node] == 0:
-            return float(t.fold_value[node])
-        board = self.boards[t.board[node]]
-        a = evaluate7(board + tuple(int(c) for c in COMBO_CARDS[self.combos[0][hand1]]))
-        b = evaluate7(board + tuple(int(c) for c in COMBO_CARDS[self.combos[1][hand2]]))
-        return float(t.showdown_stake[node] * np.sign(a - b))
+            # player 1 folded (he gets -c1) or player 2 folded (player 1 gets +c2)
+            loser = 0 if t.fold_value[node] < 0 else 1
+        else:
+            board = self.boards[t.board[node]]
+            a = evaluate7(board + tuple(int(x) for x in COMBO_CARDS[self.combos[0][hand1]]))
+            b = evaluate7(board + tuple(int(x) for x in COMBO_CARDS[self.combos[1][hand2]]))
+            if a == b:
+                return float(-rake / 2.0)
+            loser = 0 if a < b else 1
+        if player == loser:
+            return float(-c[loser])
+        return float(c[loser] - rake)
 
     # ------------------------------------------------------------------ dense form (small games only)
     def _check_dense(self) -> None:
@@ -398,9 +446,13 @@ class HoldemEndgame(Game):
         return estimate_memory(self, compressed=compressed, n_threads=threads) + returned
 
     def describe(self) -> str:
-        """One line: street, board, pot, stack, hands per player and tree size."""
+        """One line: street, board, pot, stack, rake (when there is one), hands per player and tree size."""
         board = "".join(format_card(c) for c in self.board)
-        return (f"{self.config.street} endgame {board}, pot {self.pot:g}, stack {self.config.stack:g}, "
+        rake = ""
+        if self.terminal_rake() is not None:
+            cap = "" if np.isinf(self.rake_cap) else f" capped at {self.rake_cap:g}"
+            rake = f", rake {100 * self.rake_rate:g}%{cap}"
+        return (f"{self.config.street} endgame {board}, pot {self.pot:g}, stack {self.config.stack:g}{rake}, "
                 f"hands {self.num_hands[0]} x {self.num_hands[1]}, {self.betting.summary()}, "
                 f"~{self.memory_estimate() / 2**20:.0f} MiB")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MAX_CHIPS", "MAX_POT_FRACTION", "MIN_BIG_BLIND", "check_big_blind", "check_chips"]
+__all__ = ["MAX_CHIPS", "MAX_POT_FRACTION", "MIN_BIG_BLIND", "check_big_blind", "check_chips", "check_rake"]
 
 #: Largest pot plus both stacks behind, in chips: float64 holds every whole number of chips up to it exactly.
 MAX_CHIPS = 2.0 ** 53
@@ -61,3 +61,28 @@ def check_big_blind(big_blind, name: str = "big_blind") -> float:
         raise ValueError(f"{name} must be a positive number of chips in [2**-30, 2**53] (so that amounts in big "
                          f"blinds stay finite), got {big_blind!r}")
     return bb
+
+
+def check_rake(rate, cap, rate_name: str = "rake_rate", cap_name: str = "rake_cap") -> tuple[float, float]:
+    """Return ``(rate, cap)`` as floats after checking the rake: ``rate`` a number in ``[0, 1)`` (a fraction of
+    the pot), ``cap`` a number of chips ``>= 0`` (``inf`` for no cap).
+
+    Raises
+    ------
+    ValueError
+        Naming ``rate_name`` or ``cap_name`` and the broken rule.
+    """
+    out = []
+    for value, name in ((rate, rate_name), (cap, cap_name)):
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            x = math.nan
+        if isinstance(value, bool) or math.isnan(x):
+            raise ValueError(f"{name} must be a number, got {value!r}")
+        out.append(x)
+    if not 0.0 <= out[0] < 1.0:
+        raise ValueError(f"{rate_name} must be in [0, 1) (a fraction of the pot), got {rate!r}")
+    if not out[1] >= 0.0:
+        raise ValueError(f"{cap_name} must be >= 0 chips (inf for no cap), got {cap!r}")
+    return out[0], out[1]

@@ -8,13 +8,20 @@ Files (``write_outputs``):
     history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8;
     0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
     ``action`` (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``),
-    ``action_index`` (int8, the action's position at its node) and ``probability`` (float32). Text columns are
+    ``action_index`` (int8, the action's position at its node), ``probability`` (float32), ``ev`` (float32,
+    chips: the EV of taking the action with the combo at the node, :func:`hunl.solver.report.action_ev`),
+    ``hand_ev`` (float32, chips: the EV of the combo at the node, the same on each of its action rows) and
+    ``equity`` (float32: the combo's all-in equity against the opponent's range at the node, on the nodes of the
+    endgame's starting street only -- NaN on later streets and on flop endgames). ``ev`` and ``hand_ev`` are NaN
+    where the opponent cannot hold a hand there (definitions in :mod:`hunl.solver.report`). Text columns are
     dictionary encoded (pandas categoricals). Every decision node is present; on a turn endgame a river node
     omits the combos that hold its river card (they cannot be dealt there).
 ``strategy.json``
     ``{"board", "pot", "stack", "street", "players", "nodes_written", "nodes": [...]}``; each node is
     ``{"node", "history", "street", "player", "pot", "to_call", "actions", "strategy": {combo: [p, ...]}}``
-    with probabilities rounded to 4 decimals, actions in the order of ``"actions"``. A turn endgame has tens
+    with probabilities rounded to 4 decimals, actions in the order of ``"actions"``, plus ``"ev": {combo: [ev,
+    ...]}`` (chips per action, 3 decimals), ``"hand_ev": {combo: ev}`` and, on the starting street's nodes,
+    ``"equity": {combo: equity}`` (``null`` where undefined). A turn endgame has tens
     of thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
     (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
@@ -25,6 +32,9 @@ Files (``write_outputs``):
     below, pairs on it), one panel per action: the range-weighted frequency of the action in each cell (0..1,
     one colour bar); cells with no combo in the acting player's range are grey. Figure 4 of Bowling et al.,
     *Heads-up limit hold'em poker is solved* (Science 2015) shows the same grid for preflop actions.
+``first_decision_ev.png``
+    The same grid for the root's acting player: the EV (chips) and the equity of each cell, range-weighted means
+    over its combos (:func:`first_decision_ev_figure`; no equity panel on flop endgames).
 """
 
 from __future__ import annotations
@@ -39,9 +49,11 @@ import numpy as np
 
 from games.core.tree import DECISION
 from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
+from hunl.solver.report import action_ev
 
 __all__ = [
     "SpotOutputs",
+    "first_decision_ev_figure",
     "first_decision_figure",
     "save_png",
     "strategy_frame",
@@ -59,13 +71,15 @@ _STREET_NAMES = ("turn", "river")
 
 @dataclass(frozen=True)
 class SpotOutputs:
-    """Paths of the files :func:`write_outputs` wrote (``figure`` is None with ``plot=False``)."""
+    """Paths of the files :func:`write_outputs` wrote (``figure`` and ``figure_ev`` are None with
+    ``plot=False``)."""
 
     directory: Path
     parquet: Path
     json: Path
     summary: Path
     figure: Path | None
+    figure_ev: Path | None = None
 
     def as_dict(self) -> dict:
         """``{"directory": str, "parquet": str, ...}``."""
@@ -123,6 +137,7 @@ class _Layout:
         return {
             "node_pos": idx[node_local],
             "combo": self.combos[p[node_local], hand],
+            "hand": hand,
             "action_index": action,
             "child": child,
             "probability": self.probs[child, hand].astype(np.float32),
@@ -136,12 +151,51 @@ def _dictionary(indices: np.ndarray, values):
                                           pa.array(list(values), pa.string()))
 
 
+def _start_street_nodes(lay: _Layout) -> np.ndarray:
+    """Positions (in ``lay.nodes``) of the decision nodes on the endgame's starting street: the nodes whose
+    ``hand_ev`` and ``equity`` the files hold."""
+    street = lay.game.betting.street[lay.nodes]
+    return np.flatnonzero(street == len(lay.game.board))
+
+
+def _node_figures(solution, lay: _Layout) -> tuple:
+    """``(ev, eq_row, equity)``: the action EV per edge (``(N, Hm)``, :func:`hunl.solver.report.action_ev`), and
+    for the starting-street decision nodes (row ``eq_row[pos]`` of ``equity``, -1 for other nodes) the equity
+    of each acting hand (NaN on flop endgames)."""
+    from hunl.solver.report import hand_equity, node_reach
+
+    game = solution.game
+    ev = action_ev(solution)
+    pos = _start_street_nodes(lay)
+    eq_row = np.full(lay.nodes.size, -1, dtype=np.int64)
+    eq_row[pos] = np.arange(pos.size)
+    equity = np.full((pos.size, game.max_hands), np.nan)
+    if len(game.board) >= 4:
+        for k, i in enumerate(pos):
+            n = int(lay.nodes[i])
+            p = int(lay.player[i])
+            o = 1 - p
+            ho = game.num_hands[o]
+            opp = game.prior[o, :ho] * node_reach(solution, n)[o, :ho]
+            equity[k, :game.num_hands[p]] = hand_equity(game, n, p, opp)
+    return ev, eq_row, equity
+
+
+def _hand_ev_rows(cols: dict, ev_rows: np.ndarray) -> np.ndarray:
+    """Per row, the EV of the row's hand at its node: ``sum_a probability * ev`` over the node's actions (the
+    rows of one (node, hand) are consecutive, action 0 first)."""
+    starts = np.flatnonzero(cols["action_index"] == 0)
+    sums = np.add.reduceat(cols["probability"].astype(np.float64) * ev_rows, starts)
+    return np.repeat(sums, np.diff(np.append(starts, ev_rows.size)))
+
+
 def _arrow_batches(solution, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
     import pyarrow as pa
 
     game = solution.game
     t = game.tree
     lay = _Layout(game, solution.result.policy.probs)
+    ev, eq_row, equity = _node_figures(solution, lay)
     histories = [t.history[n] for n in lay.nodes]
     action_labels = sorted({t.action[c] for n in lay.nodes for c in t.children(int(n))})
     action_code = {a: i for i, a in enumerate(action_labels)}
@@ -151,6 +205,10 @@ def _arrow_batches(solution, node_mask=None, rows_per_batch: int = ROWS_PER_GROU
             child_action[c] = action_code[t.action[c]]
     for cols in lay.batches(node_mask, rows_per_batch):
         pos = cols["node_pos"]
+        ev_rows = ev[cols["child"], cols["hand"]]
+        hand_ev = _hand_ev_rows(cols, ev_rows)
+        row = eq_row[pos]
+        eq = np.where(row >= 0, equity[np.maximum(row, 0), cols["hand"]], np.nan)
         yield pa.record_batch({
             "node": pa.array(lay.nodes[pos].astype(np.int32)),
             "history": _dictionary(pos, histories),
@@ -161,6 +219,9 @@ def _arrow_batches(solution, node_mask=None, rows_per_batch: int = ROWS_PER_GROU
             "action": _dictionary(child_action[cols["child"]], action_labels),
             "action_index": pa.array(cols["action_index"].astype(np.int8)),
             "probability": pa.array(cols["probability"]),
+            "ev": pa.array(ev_rows.astype(np.float32)),
+            "hand_ev": pa.array(hand_ev.astype(np.float32)),
+            "equity": pa.array(eq.astype(np.float32)),
         })
 
 
@@ -233,7 +294,14 @@ def write_strategy_parquet(solution, path, rows_per_group: int = ROWS_PER_GROUP)
 
 
 # ---------------------------------------------------------------------- JSON
-def _node_json(game, lay: _Layout, i: int, probs: np.ndarray) -> dict:
+def _rounded(x: np.ndarray, decimals: int) -> list:
+    """Rounded values as a (nested) list with NaN as ``None`` (strict JSON has no NaN)."""
+    r = np.round(x, decimals).astype(object)
+    r[~np.isfinite(x)] = None
+    return r.tolist()
+
+
+def _node_json(game, lay: _Layout, i: int, probs: np.ndarray, figures: tuple) -> dict:
     t, bet = game.tree, game.betting
     n = int(lay.nodes[i])
     p = int(lay.player[i])
@@ -242,6 +310,12 @@ def _node_json(game, lay: _Layout, i: int, probs: np.ndarray) -> dict:
     live = lay.possible[p, lay.board[i], :h]
     block = np.round(probs[kids.start:kids.stop, :h].T[live], 4)          # (live hands, actions)
     labels = [COMBO_LABELS[k] for k in game.combos[p][live]]
+    ev, eq_row, equity = figures
+    ev_block = ev[kids.start:kids.stop, :h].T[live]                       # (live hands, actions)
+    hand_ev = (probs[kids.start:kids.stop, :h].T[live] * ev_block).sum(axis=1)
+    extra = {"ev": dict(zip(labels, _rounded(ev_block, 3))), "hand_ev": dict(zip(labels, _rounded(hand_ev, 3)))}
+    if eq_row[i] >= 0:
+        extra["equity"] = dict(zip(labels, _rounded(equity[eq_row[i], :h][live], 4)))
     return {
         "node": n,
         "history": t.history[n],
@@ -251,6 +325,7 @@ def _node_json(game, lay: _Layout, i: int, probs: np.ndarray) -> dict:
         "to_call": float(bet.to_call[n]),
         "actions": [t.action[c] for c in kids],
         "strategy": dict(zip(labels, block.tolist())),
+        **extra,
     }
 
 
@@ -274,6 +349,7 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
     turn_only = game.config.street == "turn" and not full
     sel = np.flatnonzero(lay.street_code == 0) if turn_only else np.arange(lay.nodes.size)
     probs = solution.result.policy.probs
+    figures = _node_figures(solution, lay)
     head = {
         "board": format_cards(game.board),
         "street": game.config.street,
@@ -282,12 +358,18 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
         "players": ["oop", "ip"],
         "nodes_written": "turn street only (use --full-json for every node)" if turn_only else "all",
         "probabilities": "per combo, in the order of 'actions', rounded to 4 decimals",
+        "ev": "per combo, the EV in chips of each action (order of 'actions'), rounded to 3 decimals; null where "
+              "the node cannot be reached with the combo",
+        "hand_ev": "per combo, the EV of the hand at the node (chips), rounded to 3 decimals",
+        "equity": "starting-street nodes only: per combo, the all-in equity against the opponent's range at the "
+                  "node, rounded to 4 decimals (null on flop endgames)",
     }
     path = Path(path)
     with open(path, "w") as fh:
         fh.write(json.dumps(head)[:-1] + ', "nodes": [\n')
         for j, i in enumerate(sel):
-            fh.write((",\n" if j else "") + json.dumps(_node_json(game, lay, int(i), probs)))
+            fh.write((",\n" if j else "") + json.dumps(_node_json(game, lay, int(i), probs, figures),
+                                                        allow_nan=False))
         fh.write("\n]}\n")
     return path
 
@@ -394,6 +476,75 @@ def first_decision_figure(solution, title: str | None = None, ncols: int | None 
     return fig
 
 
+def first_decision_ev_figure(solution, title: str | None = None):
+    """The root decision's EV and equity on the 13x13 hand grid: two panels, the acting player's EV of each
+    cell (chips, range-weighted mean over its combos) and its all-in equity against the opponent's range
+    (0..1; no equity panel on flop endgames). Values from :meth:`hunl.solver.solve.EndgameSolution.node_report`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+
+    from hunl.poker.cards import COMBO_INDEX, parse_cards
+
+    game = solution.game
+    rep = solution.node_report(0)
+    player = rep.player
+    combos = np.array([COMBO_INDEX[tuple(parse_cards(c))] for c in rep.frame["combo"]], dtype=np.int64)
+    panels = [("ev", "EV (chips)", rep.range_ev)]
+    if np.isfinite(rep.range_equity):
+        panels.append(("equity", "equity", rep.range_equity))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels) + 0.4, 5.6), squeeze=False)
+    labels = np.array(HAND_CLASS_LABELS).reshape(13, 13)
+    for ax, (col, name, overall) in zip(axes.ravel(), panels):
+        values = np.full(1326, np.nan)
+        weights = np.zeros(1326)
+        v = rep.frame[col].to_numpy(dtype=np.float64)
+        ok = np.isfinite(v)
+        values[combos[ok]] = v[ok]
+        weights[combos[ok]] = rep.frame["weight"].to_numpy()[ok]
+        grid = grid_average(np.nan_to_num(values), weights)
+        if col == "equity":
+            norm, cmap, fmt = Normalize(0.0, 1.0), "viridis", "{:.0f}"
+            scale = 100.0
+        else:
+            finite = grid[np.isfinite(grid)]
+            lim = float(np.abs(finite).max()) if finite.size else 1.0
+            norm, cmap, fmt = TwoSlopeNorm(0.0, -lim or -1.0, lim or 1.0), "RdBu", "{:.0f}"
+            scale = 1.0
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=matplotlib.colormaps[cmap].with_extremes(bad="#d9d9d9"),
+                          norm=norm)
+        for (r, c), x in np.ndenumerate(grid):
+            dark = np.isfinite(x) and (x < 0.6 if col == "equity" else abs(norm(x) - 0.5) > 0.3)
+            colour = "white" if dark else "black"
+            ax.text(c, r - 0.12, labels[r, c], ha="center", va="center", fontsize=6.2, color=colour)
+            if np.isfinite(x):
+                ax.text(c, r + 0.27, fmt.format(scale * x), ha="center", va="center", fontsize=4.8, color=colour)
+        ticks = list(range(13))
+        rank_labels = list(RANKS[::-1])
+        ax.set_xticks(ticks, rank_labels, fontsize=7)
+        ax.set_yticks(ticks, rank_labels, fontsize=7)
+        ax.tick_params(length=0, labeltop=True, labelbottom=False)
+        unit = f"{100 * overall:.1f}%" if col == "equity" else f"{overall:.4g} chips"
+        ax.set_title(f"{name}: range {unit}", fontsize=10)
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if title is None:
+        who = "out-of-position player (first to act)" if player == 0 else "in-position player"
+        title = (f"{game.config.street.capitalize()} {format_cards(game.board)}, pot {game.pot:g}, "
+                 f"stack {game.config.stack:g}: EV and equity of the {who} at the first decision")
+    fig.suptitle(title, fontsize=11)
+    fig.text(0.5, 0.01, "cell: mean over the combos of the range (weighted by the range); EV in chips counts the "
+             "chips put in before the endgame; equity in %; grey: not in the range", ha="center", fontsize=7.5)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    return fig
+
+
 def save_png(fig, path, dpi: int = 110, colors: int = 256) -> Path:
     """Save a figure as a palette PNG (``colors`` colours, adaptive palette): about a third of the size of
     matplotlib's RGBA output, with no visible loss on heatmaps and text.
@@ -419,7 +570,8 @@ def save_png(fig, path, dpi: int = 110, colors: int = 256) -> Path:
 # ---------------------------------------------------------------------- all files
 def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: bool = True,
                   dpi: int = 110) -> SpotOutputs:
-    """Write ``strategy.parquet``, ``strategy.json``, ``summary.json`` and ``first_decision.png``.
+    """Write ``strategy.parquet``, ``strategy.json``, ``summary.json``, ``first_decision.png`` and
+    ``first_decision_ev.png``.
 
     Parameters
     ----------
@@ -431,7 +583,7 @@ def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: b
     full_json : bool, default False
         See :func:`write_strategy_json`.
     plot : bool, default True
-        Draw ``first_decision.png``.
+        Draw ``first_decision.png`` and ``first_decision_ev.png``.
     dpi : int, default 110
 
     Returns
@@ -450,4 +602,10 @@ def write_outputs(solution, out_dir, spot=None, full_json: bool = False, plot: b
         fig = first_decision_figure(solution)
         figure = save_png(fig, out / "first_decision.png", dpi=dpi)
         plt.close(fig)
-    return SpotOutputs(directory=out, parquet=parquet, json=js, summary=summary, figure=figure)
+        fig = first_decision_ev_figure(solution)
+        figure_ev = save_png(fig, out / "first_decision_ev.png", dpi=dpi)
+        plt.close(fig)
+    else:
+        figure_ev = None
+    return SpotOutputs(directory=out, parquet=parquet, json=js, summary=summary, figure=figure,
+                       figure_ev=figure_ev)

@@ -87,8 +87,8 @@ class EndgameSolution:
     memory_estimate_mb: float
 
     def summary(self) -> dict:
-        """JSON-ready figures: exploitability (chips, % of pot, bb/hand, mbb/g), pot, iterations, seconds,
-        memory and the convergence log."""
+        """JSON-ready figures: exploitability (chips, % of pot, bb/hand, mbb/g), pot, rake (``{"rate", "cap"}``,
+        cap ``None`` without a cap), iterations, seconds, memory and the convergence log."""
         g = self.game
         return {
             "street": g.config.street,
@@ -106,6 +106,7 @@ class EndgameSolution:
             "exploitability_bb_per_hand": self.exploitability_bb,
             "exploitability_mbb_per_game": self.exploitability_mbb,
             "value_chips": self.value_chips,
+            "rake": {"rate": g.rake_rate, "cap": None if np.isinf(g.rake_cap) else g.rake_cap},
             "peak_memory_mb": round(self.peak_memory_mb, 1),
             "memory_estimate_mb": round(self.memory_estimate_mb, 1),
             "log": {
@@ -119,6 +120,23 @@ class EndgameSolution:
         """``(1326, n_actions)`` action probabilities of every combo at a decision node (NaN rows for combos
         outside the acting player's range)."""
         return self.game.combo_policy(self.result.policy, node)
+
+    def node_report(self, node, equity: bool = True):
+        """Per hand of the acting player at a decision node: strategy, EV of each action, EV and equity, with the
+        range-wide EV and equity (:func:`hunl.solver.report.node_report`; definitions in :mod:`hunl.solver.report`).
+
+        Returns
+        -------
+        hunl.solver.report.NodeReport
+
+        Raises
+        ------
+        ValueError
+            If ``node`` is not a decision node.
+        """
+        from hunl.solver.report import node_report
+
+        return node_report(self, node, equity=equity)
 
 
 def _board_text(game: HoldemEndgame) -> str:

@@ -26,7 +26,7 @@ from hunl.poker.cards import (
 )
 from hunl.poker.ranges import check_range
 from hunl.solver.libratus import LibratusEndgame
-from hunl.solver.limits import check_big_blind, check_chips
+from hunl.solver.limits import check_big_blind, check_chips, check_rake
 from hunl.solver.settings import SolverSettings
 from hunl.solver.tree import LIBRATUS_SIZES, BetSizes, StreetSizes
 from rulelearn.validation import check_int
@@ -46,7 +46,7 @@ PLAYERS = ("oop", "ip")
 UNCAPPED = 1_000_000
 
 _TOP_KEYS = ("name", "description", "board", "pot", "stack", "starting_stack", "big_blind", "ranges",
-             "bet_sizes", "solver", "endgame")
+             "bet_sizes", "solver", "endgame", "rake")
 _ENDGAME_EXCLUDES = ("board", "pot", "stack", "starting_stack", "ranges", "big_blind")
 _TREE_KEYS = ("raise_cap", "allin_threshold", "force_allin_threshold", "add_allin_threshold", "merging_threshold")
 _PLAYER_SIZE_KEYS = ("bets", "raises", "all_in")
@@ -134,6 +134,11 @@ class Spot:
         Where the spot was read from (file path or Libratus endgame name).
     kind : {"spot", "libratus"}
         ``"libratus"`` when board, pot, stack and ranges come from a Libratus endgame.
+    rake_rate : float, default 0
+        The spot file's ``rake.rate``: fraction of the pot raked at every terminal, in ``[0, 1)``.
+    rake_cap : float, default inf
+        ``rake.cap``: most chips raked at one terminal, ``>= 0`` (``inf``: no cap); see
+        :class:`hunl.solver.game.HoldemEndgame`.
 
     Raises
     ------
@@ -163,9 +168,14 @@ class Spot:
     add_allin_threshold: float = 0.0
     force_allin_threshold: float | None = None
     merging_threshold: float = 0.0
+    rake_rate: float = 0.0
+    rake_cap: float = math.inf
 
     def __post_init__(self):
         set_ = object.__setattr__
+        rate, cap = check_rake(self.rake_rate, self.rake_cap, "rake.rate", "rake.cap")
+        set_(self, "rake_rate", rate)
+        set_(self, "rake_cap", cap)
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise ValueError(f"name must be letters, digits, '_', '.' or '-' (a directory name), "
                              f"got {self.name!r}")
@@ -314,6 +324,7 @@ class Spot:
             "bet_sizes": self._sizes_text(),
             "raise_cap": self.raise_cap, "allin_threshold": self.allin_threshold, **self.tree_thresholds(),
             "solver": self.solver.to_dict(),
+            "rake": {"rate": self.rake_rate, "cap": None if math.isinf(self.rake_cap) else self.rake_cap},
         }
 
     def to_dict(self) -> dict:
@@ -336,9 +347,12 @@ class Spot:
             ranges[key] = text if text is not None else [float(x) for x in self.ranges[p]]
         bet_sizes = {"raise_cap": UNCAPPED if self.raise_cap is None else int(self.raise_cap),
                      **self.tree_thresholds(), **self._sizes_text()}
-        return {"name": self.name, "board": self.board_text, "pot": self.pot, "stack": self.stack,
-                "big_blind": self.big_blind, "ranges": ranges, "bet_sizes": bet_sizes,
-                "solver": {k: v for k, v in self.solver.to_dict().items() if v is not None}}
+        out = {"name": self.name, "board": self.board_text, "pot": self.pot, "stack": self.stack,
+               "big_blind": self.big_blind, "ranges": ranges, "bet_sizes": bet_sizes,
+               "solver": {k: v for k, v in self.solver.to_dict().items() if v is not None}}
+        if self.rake_rate > 0:
+            out["rake"] = {"rate": self.rake_rate, **({} if math.isinf(self.rake_cap) else {"cap": self.rake_cap})}
+        return out
 
     def tree_config(self, raise_cap: int | None = None):
         """The :class:`hunl.solver.tree.TreeConfig` of the spot's betting tree (``raise_cap`` overrides
@@ -388,7 +402,8 @@ class Spot:
         cap = UNCAPPED if cap is None else cap
         return HoldemEndgame(self.board, self.ranges, self.pot, self.stack, bet_sizes=self.bet_sizes(),
                              raise_cap=cap, big_blind=self.big_blind, dtype=dtype,
-                             isomorphism=self.solver.isomorphism, **self.tree_thresholds())
+                             isomorphism=self.solver.isomorphism, rake_rate=self.rake_rate,
+                             rake_cap=self.rake_cap, **self.tree_thresholds())
 
 
 def _sizes_line(sizes) -> str:

@@ -51,6 +51,10 @@ Schema (TOML shown; a JSON spot is the same nested object)::
     isomorphism = true              # merge suit-isomorphic turn/river cards (default true; same values)
     compressed = false              # 16-bit regrets and average weights (default false; half the state)
 
+    [rake]                          # optional; default no rake
+    rate = 0.05                     # fraction of the pot raked at every terminal, in [0, 1)
+    cap = 3                         # most chips raked at one terminal (default: no cap)
+
 Size tokens (:mod:`hunl.solver.sizes`; the syntax of postflop-solver, desktop-postflop and PioSOLVER):
 ``33%`` a pot percentage (of the pot for a bet, of the pot after calling for a raise); ``2.5x`` raises only,
 to 2.5 times the opponent's bet on this street; ``100c`` 100 chips (a bet, or a raise by 100 on top of the
@@ -331,13 +335,19 @@ def _parse_solver(table) -> SolverSettings:
     return SolverSettings(**table)
 
 
+def _parse_rake(table) -> dict:
+    """``{"rake_rate": ..., "rake_cap": ...}`` from the ``[rake]`` table (checked by :class:`Spot`)."""
+    table = {} if table is None else table
+    _check_keys(table, ("rate", "cap"), "rake")
+    return {"rake_rate": table.get("rate", 0.0), "rake_cap": table.get("cap", math.inf)}
+
+
 def _parse_name(data, default_name) -> str:
     name = data.get("name", default_name)
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise ValueError(f"name must be letters, digits, '_', '.' or '-' (it names the output directory), "
                          f"got {name!r}")
     return name
-
 
 
 def _resolve_endgame(ref, base_dir: Path | None) -> LibratusEndgame:
@@ -353,8 +363,6 @@ def _resolve_endgame(ref, base_dir: Path | None) -> LibratusEndgame:
         raise ValueError(f"endgame: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"endgame: {exc}") from None
-
-
 def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = "spot") -> Spot:
     """Validate a spot given as a mapping (the parsed content of a TOML or JSON spot file).
 
@@ -387,6 +395,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         if "description" in data and not isinstance(data["description"], str):
             raise ValueError("description must be a string")
         solver = _parse_solver(data.get("solver"))
+        rake = _parse_rake(data.get("rake"))
         if "endgame" in data:
             both = [k for k in _ENDGAME_EXCLUDES if k in data]
             if both:
@@ -396,7 +405,7 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
             _, turn, river, tree = _parse_bet_sizes(data.get("bet_sizes"), endgame.street, LIBRATUS_SIZES,
                                                     None)
             return spot_from_endgame(endgame, name=name, turn_sizes=turn, river_sizes=river, source=source,
-                                     solver=solver, **tree)
+                                     solver=solver, **tree, **rake)
         missing = [k for k in ("board", "pot", "ranges") if k not in data]
         if missing:
             raise ValueError(f"{missing[0]}: required field missing")
@@ -443,17 +452,13 @@ def parse_spot(data, source: str = "<spot>", base_dir=None, default_name: str = 
         return Spot(name=name, board=board, pot=pot, stack=float(stack), ranges=np.stack(weights),
                     big_blind=data.get("big_blind", 100.0), turn_sizes=turn, river_sizes=river,
                     range_text=tuple(texts), board_removed=tuple(removed), source=source,
-                    solver=solver, flop_sizes=flop, **tree)
+                    solver=solver, flop_sizes=flop, **tree, **rake)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
-
-
 def _is_libratus_file(path: Path) -> bool:
     with open(path, "rb") as fh:
         head = fh.read(64).decode("ascii", errors="replace").lstrip()
     return head.split(" ", 1)[0].split("\n", 1)[0] in _LIBRATUS_FIELDS
-
-
 def read_spot_data(path) -> tuple[dict, Path]:
     """The raw content of a ``.toml`` or ``.json`` spot file, before validation (for spot templates such as
     :mod:`hunl.solver.batch`, which change the board and then call :func:`parse_spot`).
@@ -495,8 +500,6 @@ def read_spot_data(path) -> tuple[dict, Path]:
             raise ValueError(f"{p}: not valid JSON: {exc}") from None
         return data, p
     raise ValueError(f"{p}: a spot template must be a .toml or .json spot file")
-
-
 def load_spot(path) -> Spot:
     """Read a spot: a ``.toml`` or ``.json`` spot file, a Libratus endgame file, or a Libratus endgame name.
 
