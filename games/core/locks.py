@@ -19,7 +19,8 @@ Input (:func:`check_locks`): a mapping ``{node: probs}`` where ``node`` is a dec
 
 Rules (``ValueError`` naming the node otherwise): the node is a decision node, listed once; the shape is right; a
 column is either all NaN or all finite; locked probabilities lie in ``[0, 1]`` and sum to 1 within ``1e-6`` per
-hand (they are renormalised to sum to 1 exactly in float64); at least one hand is locked.
+hand (a hand whose sum is off by more than float rounding, ``1e-12``, is renormalised; a validated lock passes a
+second validation unchanged); at least one hand is locked.
 
 The compiled traversal receives a compact form (:meth:`NodeLocks.kernel_arrays`): ``lock_of`` (int64, one entry per
 node, -1 where unlocked) points into ``lock_probs`` (the locked nodes' blocks, action-major like the storage of
@@ -190,7 +191,10 @@ def _block(game: Game, n: int, value) -> np.ndarray:
     if bad.any():
         raise ValueError(f"{where}: locked probabilities must sum to 1 per hand; hand "
                          f"{int(np.flatnonzero(locked)[np.argmax(bad)])} sums to {sums[np.argmax(bad)]!r}")
-    out[:, locked] = p / sums
+    off = np.abs(sums - 1.0) > 1e-12
+    if off.any():  # renormalise only beyond float rounding, so that a validated lock passes through unchanged
+        idx = np.flatnonzero(locked)[off]
+        out[:, idx] = p[:, off] / sums[off]
     out.setflags(write=False)
     return out
 
