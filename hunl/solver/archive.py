@@ -1,0 +1,266 @@
+"""Save a solved HUNL spot to one file, load it back without solving, and resume solving it.
+
+An archive is the solver-state file of :mod:`games.core.checkpoint` (one ``.npz``: regrets, average weights,
+predictive regrets, 16-bit scales, node locks, iteration count, algorithm and schedule, convergence log) whose
+header's ``extra`` holds what rebuilds the game::
+
+    {"kind": "hunl-endgame", "spot": spot_to_dict(spot)}
+
+:func:`load_solution` rebuilds the :class:`~hunl.solver.spot.Spot` and its
+:class:`~hunl.solver.game.HoldemEndgame` (in the saved storage dtype), checks that the tree and the storage layout
+have the saved sizes (``ValueError`` naming the file otherwise: a different code version or abstraction), restores
+the solver and returns an :class:`~hunl.solver.solve.EndgameSolution` (strategy, exploitability recomputed from the
+restored state, ``write_outputs`` for browsing and distillation). :func:`resume_solution` continues the solve up to
+new limits with the same algorithm and schedule; iterations after the resume are bitwise those of an
+uninterrupted run.
+
+The spot is stored by :func:`spot_to_dict` / :func:`spot_from_dict` (one function pair, to be swapped for the
+spot's own dictionary form later): board (card indices), pot, stack, big blind, both ranges as 1,326 weights,
+the bet sizes of every street (``bets``, ``raises``, ``all_in``), ``raise_cap``, ``allin_threshold``, the solver
+settings and the spot's name, source and kind.
+
+:func:`combo_locks` writes node locks (:mod:`games.core.locks`) in poker terms: a node by its action history and
+hands by combo, hand class or any range string.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from games.core.cfr import solve_cfr
+from games.core.checkpoint import load_state, save_state
+from hunl.poker.ranges import parse_range
+from hunl.solver.settings import ALGORITHMS, SolverSettings
+from hunl.solver.spot import UNCAPPED, Spot
+from hunl.solver.tree import BetSizes
+
+__all__ = ["ARCHIVE_KIND", "combo_locks", "load_archive", "load_solution", "resume_solution", "save_solution",
+           "spot_from_dict", "spot_of_game", "spot_to_dict"]
+
+#: The ``extra.kind`` of a HUNL archive's header.
+ARCHIVE_KIND = "hunl-endgame"
+_STREETS = ("flop", "turn", "river")
+
+
+# ---------------------------------------------------------------------- the spot as a dictionary
+def spot_to_dict(spot: Spot) -> dict:
+    """A JSON-ready dictionary that :func:`spot_from_dict` turns back into an equal spot (ranges as 1,326 weights
+    per player, exact: floats round-trip through JSON).
+
+    Raises
+    ------
+    TypeError
+        If ``spot`` is not a :class:`~hunl.solver.spot.Spot`.
+    """
+    if not isinstance(spot, Spot):
+        raise TypeError(f"spot must be a Spot, got {type(spot).__name__}")
+    return {
+        "name": spot.name, "board": [int(c) for c in spot.board], "pot": spot.pot, "stack": spot.stack,
+        "big_blind": spot.big_blind, "ranges": [[float(x) for x in row] for row in spot.ranges],
+        "bet_sizes": {s: {"bets": list(b.bets), "raises": list(b.raises), "all_in": b.all_in}
+                      for s, b in spot.bet_sizes().items()},
+        "raise_cap": spot.raise_cap, "allin_threshold": spot.allin_threshold, "solver": spot.solver.to_dict(),
+        "range_text": list(spot.range_text), "board_removed": list(spot.board_removed), "source": spot.source,
+        "kind": spot.kind,
+    }
+
+
+def spot_from_dict(data: dict) -> Spot:
+    """The spot of :func:`spot_to_dict` (validated by :class:`~hunl.solver.spot.Spot`).
+
+    Raises
+    ------
+    ValueError
+        If a key is missing or a field breaks a rule of :class:`~hunl.solver.spot.Spot`.
+    """
+    try:
+        sizes = {s: BetSizes(**data["bet_sizes"][s]) for s in _STREETS}
+        return Spot(name=data["name"], board=tuple(data["board"]), pot=data["pot"], stack=data["stack"],
+                    ranges=np.asarray(data["ranges"], dtype=np.float64), big_blind=data["big_blind"],
+                    flop_sizes=sizes["flop"], turn_sizes=sizes["turn"], river_sizes=sizes["river"],
+                    raise_cap=data["raise_cap"], allin_threshold=data["allin_threshold"],
+                    solver=SolverSettings(**data["solver"]), range_text=tuple(data.get("range_text", (None, None))),
+                    board_removed=tuple(data.get("board_removed", (0, 0))), source=data.get("source"),
+                    kind=data.get("kind", "spot"))
+    except KeyError as exc:
+        raise ValueError(f"spot dictionary: missing key {exc}") from None
+
+
+def spot_of_game(game, settings: SolverSettings | None = None, name: str = "endgame") -> Spot:
+    """A :class:`~hunl.solver.spot.Spot` that rebuilds ``game`` (a :class:`~hunl.solver.game.HoldemEndgame`):
+    its board, ranges, pot, stack, big blind, bet sizes, raise cap, all-in threshold and suit isomorphism."""
+    cfg = game.config
+    settings = settings or SolverSettings()
+    settings = settings.replace(isomorphism=bool(game.betting.symmetries.shape[0] > 1))
+    cap = int(cfg.raise_cap)
+    return Spot(name=name, board=tuple(game.board), pot=game.pot, stack=cfg.stack, ranges=game.weights,
+                big_blind=game.big_blind, flop_sizes=cfg.flop, turn_sizes=cfg.turn, river_sizes=cfg.river,
+                raise_cap=None if cap >= UNCAPPED else cap, allin_threshold=cfg.allin_threshold, solver=settings)
+
+
+def _settings_of(solution) -> SolverSettings:
+    name = solution.result.config.name
+    return SolverSettings(algorithm=name if name in ALGORITHMS else "dcfr",
+                          compressed=bool(solution.result.engine.compressed))
+
+
+# ---------------------------------------------------------------------- save, load, resume
+def save_solution(solution, path, spot: Spot | None = None) -> Path:
+    """Write a solved endgame (:class:`~hunl.solver.solve.EndgameSolution`) and its spot to one ``.npz`` archive.
+
+    Parameters
+    ----------
+    solution : EndgameSolution
+    path : path-like
+        The archive (written as named; parent directories are created).
+    spot : Spot, optional
+        The spot solved (default: ``solution.spot``, else one rebuilt from the game by :func:`spot_of_game`
+        with the solution's algorithm).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    spot = spot if spot is not None else solution.spot
+    if spot is None:
+        spot = spot_of_game(solution.game, _settings_of(solution))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return save_state(path, solution.result.state(), extra={"kind": ARCHIVE_KIND, "spot": spot_to_dict(spot)})
+
+
+def load_archive(path):
+    """The spot, its rebuilt game and the solver state of an archive, checked against each other.
+
+    Returns
+    -------
+    spot : Spot
+    game : HoldemEndgame
+    state : games.core.checkpoint.SolverState
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        Naming the file: not a HUNL archive, or the rebuilt game's node count, storage size or dtype differ from
+        the saved ones.
+    """
+    state, extra = load_state(path)
+    if not isinstance(extra, dict) or extra.get("kind") != ARCHIVE_KIND or "spot" not in extra:
+        raise ValueError(f"{path}: a solver state file, but not a HUNL endgame archive (no spot in its header)")
+    try:
+        spot = spot_from_dict(extra["spot"])
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: the saved spot is invalid: {exc}") from None
+    game = spot.game(dtype=state.dtype)
+    state.check_game(game, str(path))
+    return spot, game, state
+
+
+def load_solution(path, threads: int | None = None):
+    """Re-open a saved solve without solving: an :class:`~hunl.solver.solve.EndgameSolution` as fresh from
+    :func:`~hunl.solver.solve.solve_endgame` (strategy, exploitability recomputed from the restored state, the
+    saved convergence log and iteration count; ``solution.spot`` set).
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`load_archive`.
+    """
+    from hunl.solver.solve import endgame_solution
+
+    spot, game, state = load_archive(path)
+    threads = spot.threads if threads is None else threads
+    result = solve_cfr(game, resume=state, iterations=max(state.iteration, 1), check_every=1, threads=threads)
+    estimate = game.memory_estimate(compressed=state.compressed, threads=threads) / 2**20
+    return endgame_solution(game, result, estimate, spot=spot)
+
+
+def resume_solution(path, progress: bool = False, max_memory_mb: float | None = None, **changes):
+    """Continue a saved solve with the same algorithm and schedule.
+
+    Parameters
+    ----------
+    path : path-like
+        An archive of :func:`save_solution`.
+    progress : bool, default False
+    max_memory_mb : float, optional
+        See :func:`~hunl.solver.solve.solve_endgame`.
+    **changes
+        New solver settings for the run (``max_iterations`` -- the total, counting the saved iterations --,
+        ``target_pct_pot``, ``check_every``, ``threads``); ``None`` values are ignored.
+
+    Returns
+    -------
+    EndgameSolution
+        With ``spot`` (its settings updated by ``changes``).
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`load_archive`; a change of ``algorithm`` or ``compressed`` (the schedule and storage are the
+        saved ones).
+    """
+    from hunl.solver.solve import solve_endgame
+
+    spot, game, state = load_archive(path)
+    changes = {k: v for k, v in changes.items() if v is not None}
+    spot = spot.replace(**changes)
+    solution = solve_endgame(game, spot.solver, progress=progress, max_memory_mb=max_memory_mb, resume=state)
+    return dataclasses.replace(solution, spot=spot)
+
+
+# ---------------------------------------------------------------------- locks in poker terms
+def combo_locks(game, locks: dict) -> dict:
+    """Node locks (:mod:`games.core.locks`) from poker terms.
+
+    Parameters
+    ----------
+    game : HoldemEndgame
+    locks : dict
+        ``{node: {hands: probs}}``: ``node`` a node id or action history (``"check/bet 250"``, ``""`` the root);
+        ``hands`` a combo (``"AsKh"``), a hand class (``"AKo"``, ``"QQ"``) or any range string
+        (:func:`hunl.poker.ranges.parse_range`; only its combos with positive weight count); ``probs`` the
+        strategy of those hands, one probability per action of the node in the tree's order. Later entries of a
+        node override earlier ones for the combos they share.
+
+    Returns
+    -------
+    dict
+        ``{node id: (n_actions, H_q) array}`` with NaN columns for free hands, for ``locks=`` of
+        :func:`~hunl.solver.solve.solve_endgame` (validated there).
+
+    Raises
+    ------
+    ValueError
+        If a node is unknown or not a decision node, a hand string is malformed or names no combo of the acting
+        player's range, or a strategy has the wrong length.
+    """
+    t = game.tree
+    out = {}
+    for key, table in locks.items():
+        try:
+            n = int(key) if isinstance(key, (int, np.integer)) else int(t.node(key))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ValueError(f"locks: no node {key!r} ({exc})") from None
+        q = int(t.player[n]) if 0 <= n < t.n_nodes else -1
+        if q not in (0, 1):
+            raise ValueError(f"locks: node {key!r} is not a decision node")
+        a = int(t.num_children[n])
+        block = out.setdefault(n, np.full((a, game.num_hands[q]), np.nan))
+        combos = game.combos[q]
+        for hands, probs in table.items():
+            w = parse_range(str(hands), board=game.board)
+            sel = np.flatnonzero(w[combos] > 0)
+            if sel.size == 0:
+                raise ValueError(f"locks[{key!r}]: {hands!r} names no combo of player {q + 1}'s range")
+            p = np.asarray(probs, dtype=np.float64)
+            if p.shape != (a,):
+                raise ValueError(f"locks[{key!r}][{hands!r}]: one probability per action ({a}: "
+                                 f"{', '.join(t.action[c] for c in t.children(n))}) expected, got shape {p.shape}")
+            block[:, sel] = p[:, None]
+    return out
