@@ -43,12 +43,9 @@ SOURCE_REGRET, SOURCE_AVERAGE, SOURCE_TABLE = 0, 1, 2
 
 @njit(cache=True)
 def _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, table,
-              st, lc0, tmp, lock_of, lock_probs):  # pragma: no cover - compiled
-    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``.
-
-    Node locks (:mod:`games.core.locks`): when ``lock_of[dn] >= 0`` (``lock_of`` empty: no locks), the hands with
-    a locked strategy (not NaN in ``lock_probs[lock_of[dn]:]``, action-major like the storage) play it instead of
-    the regret-matched or averaged one; a strategy table (``SOURCE_TABLE``) is used as given.
+              st, lc0, tmp):  # pragma: no cover - compiled
+    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``
+    (node locks are applied by the callers, :func:`_locked`).
 
     Indices are unsigned (``U``) so that numba emits no negative-index wraparound and the loops vectorise.
     """
@@ -93,14 +90,17 @@ def _strategy(dn, q, source, predictive, child_start, num_children, offset, hand
         for h in range(hq):
             tot = tmp[h]
             st[row, h] = st[row, h] / tot if tot > zero else u
-    if lock_of.shape[0] > 0 and lock_of[dn] >= 0:
-        _apply_lock(lock_probs, lock_of[dn], n_act, hq, st, lc0)
 
 
 @njit(cache=True)
-def _apply_lock(lock_probs, start, n_act, hq, st, lc0):  # pragma: no cover - compiled
-    """Overwrite the rows ``lc0 ..`` of ``st`` with the locked strategy of the node whose lock block starts at
-    ``start`` (``n_act * hq`` entries, action-major), for the hands whose entries are not NaN."""
+def _locked(dn, source, n_act, hq, lock_of, lock_probs, st, lc0):  # pragma: no cover - compiled
+    """Node locks (:mod:`games.core.locks`): when ``lock_of[dn] >= 0`` (``lock_of`` empty: no locks) and the
+    strategy is the current or the average one (a strategy table is used as given), overwrite rows ``lc0 ..`` of
+    ``st`` with the locked strategy of the hands whose lock entries (``lock_probs[lock_of[dn]:]``, ``n_act * hq``
+    entries, action-major like the storage) are not NaN."""
+    if source == SOURCE_TABLE or lock_of.shape[0] == 0 or lock_of[dn] < 0:
+        return
+    start = lock_of[dn]
     t = st.dtype.type
     for h in range(hq):
         if lock_probs[start + h] == lock_probs[start + h]:
@@ -149,13 +149,17 @@ def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow
             # the opponent's reach passes unchanged; own strategies matter only at the backward step
             if mode == MODE_EXPECTED:
                 _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1],
-                          S[2], S[3], st, lc0, tmp, S[6], S[7])
+                          S[2], S[3], st, lc0, tmp)
+                if S[6].shape[0] > 0:
+                    _locked(dn, source, n_act, hands[q], S[6], S[7], st, lc0)
             for a in range(n_act):
                 orow[lc0 + a] = orow[ld]
                 srow[lc0 + a] = srow[ld]
             continue
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1], S[2], S[3],
-                  st, lc0, tmp, S[6], S[7])
+                  st, lc0, tmp)
+        if S[6].shape[0] > 0:
+            _locked(dn, source, n_act, hands[q], S[6], S[7], st, lc0)
         if q == p:
             src = U(srow[ld])
             for a in range(n_act):
@@ -550,7 +554,8 @@ def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no
         base = offset[dn]
         st = out[base:base + n_act * hq].reshape((np.int64(n_act), np.int64(hq)))
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, one,
-                  st, 0, tmp, S[6], S[7])
+                  st, 0, tmp)
+        _locked(dn, source, n_act, hq, S[6], S[7], st, 0)
 
 
 @njit(cache=True)
