@@ -5,7 +5,7 @@ Usage::
 
     python scripts/solve_spot.py SPOT [--algorithm {dcfr,cfr+}] [--iterations N] [--target-pct-pot X]
                                  [--check-every K] [--raise-cap R] [--dtype {float32,float64}] [--out DIR]
-                                 [--save FILE] [--full-json] [--no-plot] [--json] [--quiet]
+                                 [--save FILE] [--locks FILE] [--full-json] [--no-plot] [--json] [--quiet]
     python scripts/solve_spot.py --resume FILE [--iterations N] [--target-pct-pot X] [--check-every K]
                                  [--save FILE2] [--out DIR] ...
     python scripts/solve_spot.py --load FILE [--out DIR] ...
@@ -21,6 +21,8 @@ JSON object on stdout.
 ``--resume FILE`` continues that solve with the saved algorithm and schedule up to ``--iterations`` (the total,
 saved iterations included) or ``--target-pct-pot``, writes the outputs and saves the archive again (over FILE
 unless ``--save`` names another); ``--load FILE`` writes the outputs of a saved solve without solving.
+``--locks FILE`` (JSON or TOML: one table per node's action history, hands -> one probability per action;
+:func:`hunl.solver.archive.read_locks_file`) fixes those hands' strategies and solves the rest (node locking).
 
 Examples::
 
@@ -65,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--resume", default=None, metavar="FILE",
                     help="continue the solve saved in FILE (same algorithm and schedule) up to --iterations (total) "
                          "or --target-pct-pot; saved again over FILE unless --save is given")
+    ap.add_argument("--locks", default=None, metavar="FILE",
+                    help="node locks (JSON/TOML: {history: {hands: [p per action]}}); solve the rest")
     ap.add_argument("--load", default=None, metavar="FILE",
                     help="write the outputs of the solve saved in FILE without solving")
     ap.add_argument("--full-json", action="store_true",
@@ -87,6 +91,8 @@ def main(argv=None) -> int:
         if args.resume is not None or args.load is not None:
             if args.dtype is not None:
                 raise ValueError("--dtype: an archive keeps the dtype it was solved in")
+            if args.locks is not None:
+                raise ValueError("--locks: an archive keeps the locks it was solved with")
         if args.resume is not None:
             spot, solution, files = resume_archive(args.resume, overrides, args.out, args.full_json,
                                                    not args.no_plot, args.quiet, save=args.save)
@@ -99,7 +105,8 @@ def main(argv=None) -> int:
                                                  args.quiet)
         else:
             spot, solution, files = solve_spot_file(args.spot, overrides, args.out, args.dtype or "float32",
-                                                    args.full_json, not args.no_plot, args.quiet, save=args.save)
+                                                    args.full_json, not args.no_plot, args.quiet, save=args.save,
+                                                    locks=args.locks)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         ap.exit(2, f"{ap.prog}: error: {exc}\n")
     if args.json:

@@ -26,6 +26,7 @@ hands by combo, hand class or any range string.
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +38,8 @@ from hunl.solver.settings import ALGORITHMS, SolverSettings
 from hunl.solver.spot import UNCAPPED, Spot
 from hunl.solver.tree import BetSizes
 
-__all__ = ["ARCHIVE_KIND", "combo_locks", "load_archive", "load_solution", "resume_solution", "save_solution",
-           "spot_from_dict", "spot_of_game", "spot_to_dict"]
+__all__ = ["ARCHIVE_KIND", "combo_locks", "load_archive", "load_solution", "read_locks_file", "resume_solution",
+           "save_solution", "spot_from_dict", "spot_of_game", "spot_to_dict"]
 
 #: The ``extra.kind`` of a HUNL archive's header.
 ARCHIVE_KIND = "hunl-endgame"
@@ -264,3 +265,46 @@ def combo_locks(game, locks: dict) -> dict:
                                  f"{', '.join(t.action[c] for c in t.children(n))}) expected, got shape {p.shape}")
             block[:, sel] = p[:, None]
     return out
+
+
+def read_locks_file(game, path) -> dict:
+    """Node locks from a JSON or TOML file in the form of :func:`combo_locks`: one table per node, keyed by the
+    action history (``""`` or ``"root"`` for the root), mapping hands (combo, hand class or range string) to one
+    probability per action, e.g. in TOML::
+
+        ["root"]
+        "KK,77" = [1.0, 0.0, 0.0]
+
+        ["check/bet 500"]
+        KK = [0.0, 0.3, 0.7, 0.0]
+
+    Returns
+    -------
+    dict
+        As :func:`combo_locks`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        Naming the file: unreadable, not a table of tables, or a lock :func:`combo_locks` rejects.
+    """
+    try:  # Python >= 3.11
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such locks file")
+    try:
+        text = path.read_text()
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: unreadable locks file: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: locks must be a table per node (action history) of hands -> probabilities")
+    try:
+        return combo_locks(game, {("" if k == "root" else k): v for k, v in data.items()})
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

@@ -6,7 +6,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from hunl.solver.archive import load_solution, resume_solution, save_solution
+from hunl.solver.archive import load_solution, read_locks_file, resume_solution, save_solution
 from hunl.solver.output import write_outputs
 from hunl.solver.solve import solve_endgame
 from hunl.solver.spot_files import load_spot
@@ -43,7 +43,7 @@ def _check_archive_path(save) -> Path:
 
 
 def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = "float32", full_json: bool = False,
-                    plot: bool = True, quiet: bool = False, save=None):
+                    plot: bool = True, quiet: bool = False, save=None, locks=None):
     """Load a spot, apply ``overrides``, solve it and write its outputs.
 
     Parameters
@@ -62,6 +62,8 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
         No progress bar and no messages on stderr.
     save : str or os.PathLike, optional
         Also write the solver state and the spot to this archive (:func:`hunl.solver.archive.save_solution`).
+    locks : str or os.PathLike, optional
+        A node-locks file (:func:`hunl.solver.archive.read_locks_file`); the locks are saved with ``save``.
 
     Returns
     -------
@@ -91,7 +93,11 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
             say(f"  ranges.{key}: {removed} combo(s) of {text!r} hold a board card and are not dealt")
     game = spot.game(dtype=dtype)
     say(f"game {game.describe()}")
-    solution = dataclasses.replace(solve_endgame(game, spot.solver, progress=not quiet), spot=spot)
+    node_locks = None if locks is None else read_locks_file(game, locks)
+    if node_locks:
+        say(f"locks: {len(node_locks)} node(s) from {locks}")
+    solution = dataclasses.replace(solve_endgame(game, spot.solver, progress=not quiet, locks=node_locks),
+                                   spot=spot)
     files = write_outputs(solution, out_dir, spot=spot, full_json=full_json, plot=plot)
     if save is not None:
         say(f"saved {save_solution(solution, save, spot=spot)}")

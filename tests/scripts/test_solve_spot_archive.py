@@ -68,3 +68,26 @@ def test_cli_archive_errors(tmp_path, cli, capsys, args, match):
         cli.main([a if not a.endswith(".npz") else str(tmp_path / a) for a in args] + ["--quiet"])
     assert exc.value.code == 2
     assert match in capsys.readouterr().err
+
+
+def test_locks_file_through_the_cli_is_played_and_saved(tmp_path, cli, capsys):
+    spot = tmp_path / "river.json"
+    spot.write_text(json.dumps(RIVER))
+    locks = tmp_path / "locks.toml"
+    locks.write_text('["root"]\n"KK,77" = [1.0, 0.0, 0.0]\n\n["check/bet 500"]\nKK = [0.0, 0.3, 0.7, 0.0]\n')
+    archive = tmp_path / "locked.npz"
+    code, rec = _run(cli, capsys, [str(spot), "--locks", str(locks), "--save", str(archive), "--out",
+                                   str(tmp_path / "o"), "--dtype", "float64"])
+    assert code == 0
+    sol = load_solution(archive)
+    assert sol.result.locks is not None and len(sol.result.locks) == 2
+    table = pd.read_parquet(tmp_path / "o" / "strategy.parquet")
+    root = table[(table["history"] == "") & table["combo"].astype(str).str.match(r"^K.K.$|^7.7.$")]
+    got = root.pivot_table(index="combo", columns="action_index", values="probability", observed=True)
+    np.testing.assert_array_equal(got.to_numpy(), np.tile([1.0, 0.0, 0.0], (len(got), 1)))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"root": {"22": [1, 0, 0]}}))
+    with pytest.raises(SystemExit):
+        cli.main([str(spot), "--locks", str(bad), "--quiet", "--no-plot", "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "names no combo" in err
