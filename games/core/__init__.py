@@ -13,7 +13,9 @@
   meaning; the bet game's one-player measure is :func:`games.betgame.player1_exploitability`);
 * :mod:`games.core.sequence_lp` -- the sequence-form LP (Koller, Megiddo & von Stengel 1996) solved with HiGHS;
 * :mod:`games.core.cfr` -- vanilla CFR, CFR+, Discounted CFR and predictive CFR+ as parameters of one compiled
-  loop.
+  loop;
+* :mod:`games.core.locks` -- node locking (fixed strategies at chosen nodes and hands; the restricted game);
+* :mod:`games.core.checkpoint` -- the solver state saved to one file and resumed bitwise.
 
 Games implementing the interface: :class:`games.kuhn.KuhnPoker`, :class:`games.leduc.LeducHoldem` and
 :class:`games.betgame.BetGameTree`.
@@ -28,6 +30,8 @@ from games.core.best_response import (
 )
 from games.core.cfr import VARIANTS, CFRConfig, CFRResult, solve_cfr
 from games.core.check import GameCheckReport, check_game
+from games.core.checkpoint import SolverState, load_state, save_state
+from games.core.locks import NodeLocks, check_locks
 from games.core.policy import Policy
 from games.core.sequence_lp import SequenceFormSolution, solve_lp
 from games.core.tree import CHANCE, DECISION, TERMINAL, Game, NodeSpec, PublicTree
@@ -44,15 +48,20 @@ __all__ = [
     "ExploitabilityResult",
     "Game",
     "GameCheckReport",
+    "NodeLocks",
     "NodeSpec",
     "Policy",
     "PublicTree",
     "SequenceFormSolution",
+    "SolverState",
     "best_response",
     "check_game",
+    "check_locks",
     "expected_value",
     "exploitability",
     "load_game",
+    "load_state",
+    "save_state",
     "solve_cfr",
     "solve_lp",
 ]

@@ -70,6 +70,7 @@ from functools import cached_property
 import numpy as np
 
 from games.core.best_response import ExploitabilityResult, result_from_values
+from games.core.checkpoint import SolverState
 from games.core.compilation import compiling
 from games.core.engine import Engine
 from games.core.policy import Policy
@@ -256,6 +257,11 @@ class CFRResult:
         Wall time since the start at those iterations.
     engine : Engine
         The solver state (regrets and average weights), for resuming or further evaluation.
+
+    Notes
+    -----
+    With node locks (``engine.locks``) the exploitability is that of the restricted game: the locked player's
+    best response keeps his locked hands' strategy (:mod:`games.core.locks`).
     """
 
     game: Game
@@ -291,6 +297,17 @@ class CFRResult:
         """The last iterate as a :class:`Policy`."""
         return Policy(self.game, self.engine.to_edges(self.current_strategy))
 
+    @property
+    def locks(self):
+        """The node locks of the solve (:class:`games.core.locks.NodeLocks`), or ``None``."""
+        return self.engine.locks
+
+    def state(self) -> SolverState:
+        """The solver state after the run (copies), to save (:func:`games.core.checkpoint.save_state`) or to
+        resume from (``solve_cfr(..., resume=state)``)."""
+        return SolverState.from_engine(self.engine, self.config, self.iterations, self.log_iterations,
+                                       self.log_exploitability, self.log_seconds, self.seconds)
+
     def node_strategy(self, node) -> np.ndarray:
         """``(H_p, n_actions)``: the average strategy at a decision node (rows = the actor's hands)."""
         t = self.game.tree
@@ -319,19 +336,22 @@ def _compile(engine: Engine, params) -> float:
     return time.perf_counter() - t0
 
 
-def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float | None = None,
+def solve_cfr(game: Game, method=None, iterations: int = 1000, target: float | None = None,
               check_every: int = 1, progress: bool = False, threads: int | None = None,
-              compressed: bool = False, **overrides) -> CFRResult:
+              compressed: bool | None = None, locks=None, resume: SolverState | None = None,
+              **overrides) -> CFRResult:
     """Approximate a Nash equilibrium with a member of the CFR family.
 
     Parameters
     ----------
     game : Game
         Any game implementing the interface of :mod:`games.core.tree`.
-    method : str or CFRConfig, default "dcfr"
-        ``"cfr"``, ``"cfr+"``, ``"dcfr"``, ``"dcfr-reset"``, ``"pcfr+"`` or a :class:`CFRConfig`.
+    method : str or CFRConfig, optional
+        ``"cfr"``, ``"cfr+"``, ``"dcfr"``, ``"dcfr-reset"``, ``"pcfr+"`` or a :class:`CFRConfig`; default
+        ``"dcfr"``, or the resumed state's config.
     iterations : int, default 1000
-        Maximum number of iterations.
+        Maximum number of iterations in total (a resumed run counts the state's iterations: it continues from
+        ``resume.iteration`` up to ``iterations``, and runs none when the state is already there).
     target : float, optional
         Stop as soon as the exploitability (NashConv / 2, chips) of the average policy is at most ``target``.
     check_every : int, default 1
@@ -342,9 +362,17 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     threads : int, optional
         Threads for the independent subtrees below the root's chance nodes (default: numba's thread count for
         games large enough to gain from them, else 1). Results do not depend on it.
-    compressed : bool, default False
+    compressed : bool, optional
         16-bit storage of regrets and average weights with a scale per decision node (half the memory; see
-        :class:`games.core.engine.Engine`).
+        :class:`games.core.engine.Engine`). Default False, or the resumed state's mode.
+    locks : mapping or NodeLocks, optional
+        Node locks (:func:`games.core.locks.check_locks`): the locked hands play the given strategy at the given
+        nodes, the rest is solved (the restricted game; its exploitability is reported). A resumed run keeps the
+        state's locks.
+    resume : SolverState, optional
+        Continue a run (:meth:`CFRResult.state`, :func:`games.core.checkpoint.load_state`) on the same game:
+        the same algorithm and schedule, storage mode and locks; the log and ``seconds`` continue the state's.
+        Iterations ``resume.iteration + 1 ..`` are bitwise those of an uninterrupted run.
     **overrides
         Fields of :class:`CFRConfig` to override, e.g. ``alpha=2.0``.
 
@@ -355,8 +383,9 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     Raises
     ------
     ValueError
-        Unknown method, out-of-range parameters, ``iterations < 1``, ``check_every < 1`` or a negative/NaN
-        ``target``.
+        Unknown method, out-of-range parameters, ``iterations < 1``, ``check_every < 1``, a negative/NaN
+        ``target``, invalid locks; with ``resume``: a game of another size or dtype, another algorithm or
+        schedule, another storage mode or other locks than the state's.
 
     Examples
     --------
@@ -365,7 +394,33 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     >>> res.converged, round(res.value, 2)
     (True, -0.06)
     """
-    config = variant(method, **overrides)
+    if resume is not None:
+        if not isinstance(resume, SolverState):
+            raise ValueError(f"resume must be a SolverState, got {type(resume).__name__}")
+        resume.check_game(game, "resume")
+        config = resume.config if method is None and not overrides else variant(
+            resume.config if method is None else method, **overrides)
+        if dataclasses.replace(config, name="") != dataclasses.replace(resume.config, name=""):
+            raise ValueError(f"resume: the state was solved with {resume.config}; a resumed run must use the same "
+                             f"algorithm and schedule, got {config}")
+        config = resume.config
+        if compressed is not None and bool(compressed) != resume.compressed:
+            raise ValueError(f"resume: compressed={compressed!r} but the state was saved with "
+                             f"compressed={resume.compressed}")
+        compressed = resume.compressed
+        saved_locks = resume.locks(game)
+        if locks is not None:
+            from games.core.locks import check_locks
+
+            given = check_locks(game, locks)
+            if (saved_locks is None and given is not None) or (saved_locks is not None
+                                                                and not saved_locks.same_as(given)):
+                raise ValueError("resume: locks differ from the state's (a resumed run keeps the saved locks; "
+                                 "leave locks=None)")
+        locks = saved_locks
+    else:
+        config = variant("dcfr" if method is None else method, **overrides)
+        compressed = bool(compressed)
     if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
         raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
     if isinstance(check_every, bool) or int(check_every) != check_every or check_every < 1:
@@ -378,19 +433,28 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
     params = config._kernel_params()
     if threads is not None and (isinstance(threads, bool) or int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
-    engine = Engine(game, predictive=config.predictive, n_threads=threads, compressed=compressed)
+    engine = Engine(game, predictive=config.predictive, n_threads=threads, compressed=compressed, locks=locks)
     compile_seconds = _compile(engine, params)
     log_it, log_ex, log_s = [], [], []
+    done, before = 0, 0.0
+    br = None
+    converged = False
+    if resume is not None:
+        resume.restore(engine)
+        done, before = resume.iteration, resume.seconds
+        log_it, log_ex, log_s = (list(resume.log_iterations), list(resume.log_exploitability),
+                                 list(resume.log_seconds))
+        if target is not None and log_it and log_it[-1] == done and log_ex[-1] <= target:
+            converged = True
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=iterations, unit="it", desc=f"{config.name} {game.name}", dynamic_ncols=True)
-    start = time.perf_counter()
-    done = 0
-    converged = False
+        bar = tqdm(total=iterations, initial=min(done, iterations), unit="it", desc=f"{config.name} {game.name}",
+                   dynamic_ncols=True)
+    start = time.perf_counter() - before
     try:
-        while done < iterations:
+        while done < iterations and not converged:
             step = min(check_every, iterations - done)
             engine.iterate(done, step, params)
             done += step
@@ -408,6 +472,8 @@ def solve_cfr(game: Game, method="dcfr", iterations: int = 1000, target: float |
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start
+    if br is None:  # a resumed run with nothing left to do
+        br = engine.best_response_values()
     values = engine.policy_values()
     value = float(values[0])
     return CFRResult(

@@ -16,6 +16,7 @@ import numpy as np
 
 from games.core import traversal as X
 from games.core.layout import TreeLayout, build_layout
+from games.core.locks import check_locks, no_lock_arrays
 from games.core.terminals import EVALUATOR_DENSE
 from games.core.tree import TERMINAL, Game
 
@@ -139,6 +140,9 @@ class Engine:
     n_threads : int, optional
         Threads for the root block's independent subtrees (default: numba's thread count; one thread when the
         game is small).
+    locks : mapping or NodeLocks, optional
+        Node locks (:mod:`games.core.locks`): locked (node, hand) entries play the locked strategy in every
+        iteration and in the average, and the locked player's best response keeps them (the restricted game).
 
     Attributes
     ----------
@@ -147,7 +151,7 @@ class Engine:
     """
 
     def __init__(self, game: Game, predictive: bool = False, n_threads: int | None = None,
-                 compressed: bool = False):
+                 compressed: bool = False, locks=None):
         t = game.tree
         self.game = game
         self.layout = lay = layout_of(game)
@@ -177,6 +181,9 @@ class Engine:
             self.ascale = np.ones(1, dtype=dt)
         self.pred = np.zeros(lay.size if predictive else 1, dtype=dt)
         self.table = np.zeros(1, dtype=dt)
+        self.locks = check_locks(game, locks)
+        self.lock_of, self.lock_probs = (no_lock_arrays(dt) if self.locks is None
+                                         else self.locks.kernel_arrays(dt))
         hm = game.max_hands
         items = int(lay.child_ptr[1] - lay.child_ptr[0])
         if n_threads is None:
@@ -226,7 +233,8 @@ class Engine:
 
     @property
     def S(self) -> tuple:
-        return (self.regret, self.avg, self.pred, self.table, self.rscale, self.ascale)
+        return (self.regret, self.avg, self.pred, self.table, self.rscale, self.ascale, self.lock_of,
+                self.lock_probs)
 
     # ------------------------------------------------------------------ passes
     def iterate(self, t0: int, n_iter: int, params: tuple) -> None:
@@ -245,7 +253,8 @@ class Engine:
 
     def _pass(self, p: int, mode: int, table: np.ndarray | None, best=None) -> np.ndarray:
         source = X.SOURCE_AVERAGE if table is None else X.SOURCE_TABLE
-        s = (self.regret, self.avg, self.pred, self.table if table is None else table, self.rscale, self.ascale)
+        s = (self.regret, self.avg, self.pred, self.table if table is None else table, self.rscale, self.ascale,
+             self.lock_of, self.lock_probs)
         factors = np.zeros(4)
         X.traverse(p, mode, source, self.predictive, self.parallel, self.T, self.L, s, self.E, self.hands,
                    factors, self.W, self.assign_ptr, self.assign, self.slots, self.slot_of, self.out,
@@ -254,7 +263,8 @@ class Engine:
 
     def best_response_values(self, table: np.ndarray | None = None) -> np.ndarray:
         """``(2,)`` float64: each player's best-response value (chips) against the other's average strategy,
-        or against ``table`` (storage layout) when given."""
+        or against ``table`` (storage layout) when given. With locks the responder's locked hands keep their
+        locked strategy (the restricted game's best response)."""
         return np.array([self._pass(p, X.MODE_BEST_RESPONSE, table).sum() for p in (0, 1)])
 
     def hand_values(self, p: int, mode: int, table: np.ndarray | None = None, best=None) -> np.ndarray:

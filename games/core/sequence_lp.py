@@ -15,6 +15,13 @@ last actions are those sequences, the chance-weighted payoff ``deal[b, i, j] * u
 whose optimum is the game value to player 1, ``x`` his equilibrium realization plan, and the duals of the first
 block player 2's equilibrium realization plan ``y`` (``F y = f``, ``y >= 0``).
 
+Node locks (:mod:`games.core.locks`) restrict the realization plans by linear equalities: at a locked information
+set ``(n, h)`` with parent sequence ``sigma``, ``x[(c_a, h)] = p_a * x[sigma]`` for every action ``a``. Player 1's
+lock rows ``G1 x = 0`` join ``E x = e``; player 2's ``G2 y = 0`` enter the LP above as free dual variables ``w``
+(``F^T v + G2^T w - A^T x <= 0``), because the inner minimisation over ``y`` in ``{F y = f, G2 y = 0, y >= 0}``
+has the dual ``max f^T v`` subject to ``F^T v + G2^T w <= A^T x``. The optimum is the value of the restricted game
+(the locked information sets fixed, everything else at equilibrium).
+
 Both players' behaviour strategies follow by normalising the realization plan over each information set's
 actions (``sigma(c | n, h) = x[(c, h)] / sum_c' x[(c', h)]``); an information set the player never reaches
 (``x = 0`` on all its actions) plays uniformly.
@@ -174,7 +181,30 @@ def build_sequence_form(game: Game) -> SequenceForm:
     return SequenceForm(_csr(E), e, _csr(F), f, _csr(A), nodes, hands, index)
 
 
-def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
+def _lock_rows(game: Game, locks, seq_index, p: int):
+    """COO triplets of player ``p``'s lock equalities ``x[(c_a, h)] - p_a x[parent] = 0`` (one row per locked
+    (node, possible hand, action)) and their number."""
+    t = game.tree
+    rows, cols, vals = [], [], []
+    r = 0
+    if locks is not None:
+        possible = game.hand_possible(p)[t.board]
+        for n, probs in zip(locks.nodes, locks.probs):
+            if t.player[n] != p:
+                continue
+            le = int(t.last_own_edge[p, n])
+            kids = t.children(int(n))
+            for h in np.flatnonzero(~np.isnan(probs[0]) & possible[n]):
+                parent = 0 if le < 0 else int(seq_index[p][le, h])
+                for a, c in enumerate(kids):
+                    rows += [r, r]
+                    cols += [int(seq_index[p][c, h]), parent]
+                    vals += [1.0, -float(probs[a, h])]
+                    r += 1
+    return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), np.array(vals), r
+
+
+def solve_lp(game: Game, tolerance: float = 1e-10, locks=None) -> SequenceFormSolution:
     """Solve a two-player zero-sum game exactly with the sequence-form LP and HiGHS (dual simplex).
 
     Parameters
@@ -183,6 +213,9 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
         Any game implementing the interface of :mod:`games.core.tree`.
     tolerance : float, default 1e-10
         HiGHS's primal and dual feasibility tolerances.
+    locks : mapping or NodeLocks, optional
+        Node locks (:func:`games.core.locks.check_locks`): solve the restricted game (module docstring); the
+        behaviour strategies play the lock at every locked information set.
 
     Returns
     -------
@@ -191,6 +224,8 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
 
     Raises
     ------
+    ValueError
+        Invalid locks.
     RuntimeError
         If HiGHS does not report an optimal solution (the LP is always feasible and bounded, so this signals a
         numerical failure).
@@ -208,22 +243,27 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     if rake is not None and np.any(rake):
         raise ValueError("game: the sequence-form LP solves zero-sum games; this game has a rake")
     start = time.perf_counter()
+    from games.core.locks import check_locks
+
+    locks = check_locks(game, locks)
     E, e, F, f, A, _nodes, _hands, seq_index = _triplets(game)
     (m1, n1), (m2, n2) = E[3], F[3]
-    # Columns [x (n1) | v (m2)]; rows [F^T v - A^T x <= 0 (n2) ; E x = e (m1)], assembled once from COO
-    # (duplicate payoff entries are summed).
-    rows = np.concatenate((A[1], F[1], n2 + E[0]))
-    cols = np.concatenate((A[0], n1 + F[0], E[1]))
-    vals = np.concatenate((-A[2], F[2], E[2]))
-    M = sp.csc_matrix((vals, (rows, cols)), shape=(n2 + m1, n1 + m2))
-    num_col, num_row = n1 + m2, n2 + m1
+    g1r, g1c, g1v, k1 = _lock_rows(game, locks, seq_index, 0)
+    g2r, g2c, g2v, k2 = _lock_rows(game, locks, seq_index, 1)
+    # Columns [x (n1) | v (m2) | w (k2)]; rows [F^T v + G2^T w - A^T x <= 0 (n2) ; E x = e (m1) ; G1 x = 0 (k1)],
+    # assembled once from COO (duplicate payoff entries are summed).
+    rows = np.concatenate((A[1], F[1], g2c, n2 + E[0], n2 + m1 + g1r))
+    cols = np.concatenate((A[0], n1 + F[0], n1 + m2 + g2r, E[1], g1c))
+    vals = np.concatenate((-A[2], F[2], g2v, E[2], g1v))
+    num_col, num_row = n1 + m2 + k2, n2 + m1 + k1
+    M = sp.csc_matrix((vals, (rows, cols)), shape=(num_row, num_col))
     cost = np.zeros(num_col)
-    cost[n1:] = f
+    cost[n1:n1 + m2] = f
     inf = highspy.kHighsInf
-    col_lower = np.concatenate((np.zeros(n1), np.full(m2, -inf)))
+    col_lower = np.concatenate((np.zeros(n1), np.full(m2 + k2, -inf)))
     col_upper = np.full(num_col, inf)
-    row_lower = np.concatenate((np.full(n2, -inf), e))
-    row_upper = np.concatenate((np.zeros(n2), e))
+    row_lower = np.concatenate((np.full(n2, -inf), e, np.zeros(k1)))
+    row_upper = np.concatenate((np.zeros(n2), e, np.zeros(k1)))
     h = quiet_highs()
     h.setOptionValue("primal_feasibility_tolerance", tolerance)
     h.setOptionValue("dual_feasibility_tolerance", tolerance)
@@ -250,7 +290,14 @@ def solve_lp(game: Game, tolerance: float = 1e-10) -> SequenceFormSolution:
     y = np.abs(duals) if duals[0] == 0 else duals * np.sign(duals[0])
     y = np.clip(y, 0.0, None)
     value = float(info.objective_function_value)
-    policy = Policy(game, _behaviour_from(game, seq_index, (x, y)))
+    probs = _behaviour_from(game, seq_index, (x, y))
+    if locks is not None:
+        t = game.tree
+        for n, lock in zip(locks.nodes, locks.probs):
+            kids = t.children(int(n))
+            hands = np.flatnonzero(~np.isnan(lock[0]))
+            probs[kids.start:kids.stop, hands] = lock[:, hands]
+    policy = Policy(game, probs)
     return SequenceFormSolution(
         value=value,
         realization_plans=(x, y),

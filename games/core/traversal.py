@@ -9,7 +9,8 @@ One function, :func:`traverse`, serves every algorithm of the core through its `
     ``avg = avg * decay + reach_p * strategy``.
 :data:`MODE_BEST_RESPONSE`
     ``p`` maximises over his actions; the opponent plays the normalised average strategy (``source`` average)
-    or a given strategy table (``source`` table).
+    or a given strategy table (``source`` table). With node locks, ``p``'s locked hands keep their locked
+    strategy (the best response of the restricted game).
 :data:`MODE_EXPECTED`
     Expected values of ``p``'s hands when both play the chosen strategies.
 
@@ -43,7 +44,8 @@ SOURCE_REGRET, SOURCE_AVERAGE, SOURCE_TABLE = 0, 1, 2
 @njit(cache=True)
 def _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, table,
               st, lc0, tmp):  # pragma: no cover - compiled
-    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``.
+    """Write the strategy of decision node ``dn`` (actor ``q``) into rows ``lc0 .. lc0 + A - 1`` of ``st``
+    (node locks are applied by the callers, :func:`_locked`).
 
     Indices are unsigned (``U``) so that numba emits no negative-index wraparound and the loops vectorise.
     """
@@ -91,6 +93,22 @@ def _strategy(dn, q, source, predictive, child_start, num_children, offset, hand
 
 
 @njit(cache=True)
+def _locked(dn, source, n_act, hq, lock_of, lock_probs, st, lc0):  # pragma: no cover - compiled
+    """Node locks (:mod:`games.core.locks`): when ``lock_of[dn] >= 0`` (``lock_of`` empty: no locks) and the
+    strategy is the current or the average one (a strategy table is used as given), overwrite rows ``lc0 ..`` of
+    ``st`` with the locked strategy of the hands whose lock entries (``lock_probs[lock_of[dn]:]``, ``n_act * hq``
+    entries, action-major like the storage) are not NaN."""
+    if source == SOURCE_TABLE or lock_of.shape[0] == 0 or lock_of[dn] < 0:
+        return
+    start = lock_of[dn]
+    t = st.dtype.type
+    for h in range(hq):
+        if lock_probs[start + h] == lock_probs[start + h]:
+            for a in range(n_act):
+                st[lc0 + a, h] = t(lock_probs[start + a * hq + h])
+
+
+@njit(cache=True)
 def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow, srow, pro, prs, porow, psrow,
              v, tmp):  # pragma: no cover - compiled
     """Reaches of the nodes of unit ``u`` (depth ``d``) and the strategies of its edges. The roots' reaches come
@@ -132,12 +150,16 @@ def _forward(p, mode, source, predictive, u, d, T, L, S, hands, ro, rs, st, orow
             if mode == MODE_EXPECTED:
                 _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1],
                           S[2], S[3], st, lc0, tmp)
+                if S[6].shape[0] > 0:
+                    _locked(dn, source, n_act, hands[q], S[6], S[7], st, lc0)
             for a in range(n_act):
                 orow[lc0 + a] = orow[ld]
                 srow[lc0 + a] = srow[ld]
             continue
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, S[0], S[1], S[2], S[3],
                   st, lc0, tmp)
+        if S[6].shape[0] > 0:
+            _locked(dn, source, n_act, hands[q], S[6], S[7], st, lc0)
         if q == p:
             src = U(srow[ld])
             for a in range(n_act):
@@ -265,7 +287,8 @@ def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, 
     dec_ptr = L[6]
     dec_nodes = L[7]
     offset = L[16]
-    regret, avg, pred, table, rscale, ascale = S
+    regret, avg, pred, rscale, ascale = S[0], S[1], S[2], S[4], S[5]
+    lock_of, lock_probs = S[6], S[7]
     t = v.dtype.type
     zero = t(0.0)
     pos = t(factors[0])
@@ -308,6 +331,17 @@ def _backward(p, mode, predictive, u, T, L, S, hands, rs, st, v, srow, factors, 
                             for a2 in range(a):
                                 best[base + U(a2 * hp + h)] = 0.0
                             best[base + U(a * hp + h)] = 1.0
+            if lock_of.shape[0] > 0 and lock_of[dn] >= 0:
+                # a locked hand keeps its locked strategy: the best response of the restricted game
+                start = lock_of[dn]
+                for h in range(hp):
+                    if lock_probs[start + h] == lock_probs[start + h]:
+                        x = zero
+                        for a in range(n_act):
+                            x += t(lock_probs[start + a * hp + h]) * v[U(lc0 + a), h]
+                            if record:
+                                best[base + U(a * hp + h)] = lock_probs[start + a * hp + h]
+                        v[ld, h] = x
             continue
         c = U(lc0)
         for h in range(hp):
@@ -431,7 +465,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
     # inside the loop body (views, no copies)
     t0_, t1_, t2_, t3_, t4_, t5_, t6_, t7_ = T
     (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19) = L
-    s0, s1, s2, s3, s4, s5 = S
+    s0, s1, s2, s3, s4, s5, s6, s7 = S
     ekind = E[0]
     e_ti, e_pay = E[1]
     c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_ = E[2]
@@ -441,7 +475,7 @@ def _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, 
     for t in prange(n_threads):
         _run_items(t, p, mode, source, predictive, (t0_, t1_, t2_, t3_, t4_, t5_, t6_, t7_),
                    (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18, l19),
-                   (s0, s1, s2, s3, s4, s5),
+                   (s0, s1, s2, s3, s4, s5, s6, s7),
                    (ekind, (e_ti, e_pay), (c0_, c1_, c2_, c3_, c4_, c5_, c6_, c7_, c8_, c9_, c10_, c11_)),
                    hands,
                    factors, ro, rs, st, v, orow, srow, tmp, (g0, g1, g2, g3, g4, g5, g6, g7, g8), frames,
@@ -456,7 +490,8 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
     ``T``: tree arrays ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake, common)``
     (``common``: the payoff every player receives at a terminal on top of the zero-sum transfer, e.g. minus half
     the rake; zeros for zero-sum games -- see :meth:`games.core.engine.Engine`); ``L``:
-    :meth:`games.core.layout.TreeLayout.arrays`; ``S``: storage ``(regret, avg, pred, table)``; ``E``: the
+    :meth:`games.core.layout.TreeLayout.arrays`; ``S``: storage ``(regret, avg, pred, table, rscale, ascale,
+    lock_of, lock_probs)``; ``E``: the
     evaluator spec; ``factors``: ``(pos, neg, decay)`` of the CFR update; ``W``: per-thread work space;
     ``assign_ptr``/``assign``: each thread's child units of the root unit; ``slots``: ``(R, Hm)`` values of those
     units' roots (``slot_of``: slot of each root-list entry); ``best``: a storage-sized record, or a 1-element
@@ -515,7 +550,7 @@ def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no
     kind, player, parent, child_start, num_children, fold_value, stake, common = T
     dec_nodes = L[7]
     offset = L[16]
-    regret, avg, pred, table, rscale, ascale = S
+    regret, avg, pred = S[0], S[1], S[2]
     one = np.empty(1, dtype=out.dtype)
     for k in range(dec_nodes.shape[0]):
         dn = dec_nodes[k]
@@ -526,6 +561,7 @@ def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no
         st = out[base:base + n_act * hq].reshape((np.int64(n_act), np.int64(hq)))
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, one,
                   st, 0, tmp)
+        _locked(dn, source, n_act, hq, S[6], S[7], st, 0)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from games.core.cfr import CFRResult, solve_cfr
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.settings import SolverSettings
 
-__all__ = ["EndgameSolution", "available_memory_mb", "peak_memory_mb", "solve_endgame"]
+__all__ = ["EndgameSolution", "available_memory_mb", "endgame_solution", "peak_memory_mb", "solve_endgame"]
 
 
 def peak_memory_mb() -> float:
@@ -70,6 +70,9 @@ class EndgameSolution:
         Peak resident memory of the process after the solve, MiB.
     memory_estimate_mb : float
         The estimate made before solving, MiB.
+    spot : hunl.solver.spot.Spot or None
+        The spot the endgame was built from, when known (a solution loaded from an archive,
+        :func:`hunl.solver.archive.load_solution`).
     """
 
     game: HoldemEndgame
@@ -85,6 +88,7 @@ class EndgameSolution:
     compile_seconds: float
     peak_memory_mb: float
     memory_estimate_mb: float
+    spot: object = None
 
     def summary(self) -> dict:
         """JSON-ready figures: exploitability (chips, % of pot, bb/hand, mbb/g), pot, rake (``{"rate", "cap"}``,
@@ -147,7 +151,7 @@ def _board_text(game: HoldemEndgame) -> str:
 
 def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr", iterations: int = 1000,
                   target_pct_pot: float | None = None, check_every: int | None = None, progress: bool = False,
-                  max_memory_mb: float | None = None) -> EndgameSolution:
+                  max_memory_mb: float | None = None, locks=None, resume=None) -> EndgameSolution:
     """Solve an endgame with DCFR or CFR+ until ``iterations`` or an exploitability target.
 
     Parameters
@@ -170,6 +174,14 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
     max_memory_mb : float, optional
         Refuse to start when :meth:`HoldemEndgame.memory_estimate` exceeds this (default: 90% of the machine's
         physical memory).
+    locks : mapping or NodeLocks, optional
+        Node locks (:mod:`games.core.locks`): ``{node id or action history: probs}``, ``probs`` of shape
+        ``(n_actions, hands of the acting player)`` with NaN columns for free hands, or ``(probs, hands)``;
+        :func:`hunl.solver.archive.combo_locks` builds them from combos and hand classes. The exploitability is
+        then the restricted game's.
+    resume : SolverState, optional
+        Continue a saved solve (:func:`hunl.solver.archive.load_archive`) up to the settings' ``max_iterations``
+        or target (:func:`games.core.solve_cfr`); the algorithm must be the saved one.
 
     Returns
     -------
@@ -178,7 +190,8 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
     Raises
     ------
     ValueError
-        Unknown algorithm, ``iterations < 1``, a negative target, or a memory estimate above the limit.
+        Unknown algorithm, ``iterations < 1``, a negative target, a memory estimate above the limit, invalid
+        locks, or a ``resume`` state of another game or algorithm.
     """
     if isinstance(algorithm, SolverSettings):
         settings = algorithm
@@ -193,7 +206,14 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
     target = None if target_pct_pot is None else target_pct_pot / 100.0 * game.pot
     result = solve_cfr(game, settings.algorithm, iterations=settings.max_iterations, target=target,
                        check_every=settings.check_every_for_run(), progress=progress, threads=settings.threads,
-                       compressed=settings.compressed)
+                       compressed=settings.compressed, locks=locks, resume=resume)
+    return endgame_solution(game, result, estimate)
+
+
+def endgame_solution(game: HoldemEndgame, result: CFRResult, memory_estimate_mb: float = float("nan"),
+                     spot=None) -> EndgameSolution:
+    """The :class:`EndgameSolution` of a :class:`~games.core.cfr.CFRResult` on ``game`` (the poker units of its
+    exploitability; peak memory read now)."""
     ex = result.exploitability.exploitability
     return EndgameSolution(
         game=game,
@@ -207,6 +227,7 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
         iterations=int(result.iterations),
         seconds=float(result.seconds),
         peak_memory_mb=peak_memory_mb(),
-        memory_estimate_mb=float(estimate),
+        memory_estimate_mb=float(memory_estimate_mb),
         compile_seconds=float(result.compile_seconds),
+        spot=spot,
     )
