@@ -72,7 +72,9 @@ def main(argv=None) -> int:
     mean = report.table.iloc[-1].to_dict()
     if args.json:
         print(json.dumps({"directory": str(report.directory), "boards": report.boards, "solved": report.solved,
-                          "seconds": round(report.seconds, 2), "mean": mean,
+                          "seconds": round(report.seconds, 2),
+                          "compile_seconds": round(float(report.table["compile_seconds"].iloc[:-1].sum()), 3),
+                          "mean": mean,
                           "files": {k: str(v) for k, v in report.files.items()}}))
         return 0
     print(f"{report.boards} boards ({report.solved} solved now, {report.boards - report.solved} on disk) in "

@@ -31,7 +31,8 @@ another template (a different hash) is refused rather than mixed. ``report.csv``
 board set.
 
 Per-board row (:data:`COLUMNS` first, then the frequency columns): exploitability (% of the pot, mbb/g),
-iterations, seconds, each player's EV (chips of the starting pot each expects to win: ``ev_oop + ev_ip = pot``),
+iterations, seconds (of the solve; numba's compilation or cache loading apart, ``compile_seconds``), each
+player's EV (chips of the starting pot each expects to win: ``ev_oop + ev_ip = pot``),
 and the range-level frequency of each action at the first decision (``oop check``, ``oop bet 40``, ...) and at
 the in-position player's decision after a check (``ip after check: bet 40``, ...): the share of the player's
 range (combo weights) taking the action. PioSOLVER's and GTO Wizard's aggregate reports show the same figures by
@@ -72,7 +73,7 @@ __all__ = [
 
 #: Columns of every per-board row, before the frequency columns.
 COLUMNS = ("board", "weight", "exploitability_pct_pot", "exploitability_mbb", "iterations", "seconds",
-           "converged", "ev_oop", "ev_ip", "ev_oop_pct_pot", "hands_oop", "hands_ip", "nodes")
+           "compile_seconds", "converged", "ev_oop", "ev_ip", "ev_oop_pct_pot", "hands_oop", "hands_ip", "nodes")
 #: Format of ``manifest.json`` and the board files.
 FORMAT = 1
 _STREET_OF_CARDS = {v: k for k, v in STREETS.items()}
@@ -373,7 +374,8 @@ def solve_board(data: dict, base_dir, board: tuple, weight: float = 1.0, dtype: 
     row = {
         "board": text, "weight": float(weight),
         "exploitability_pct_pot": sol.exploitability_pct_pot, "exploitability_mbb": sol.exploitability_mbb,
-        "iterations": sol.iterations, "seconds": round(sol.seconds, 4), "converged": bool(sol.result.converged),
+        "iterations": sol.iterations, "seconds": round(sol.seconds, 4),
+        "compile_seconds": round(sol.compile_seconds, 4), "converged": bool(sol.result.converged),
         "ev_oop": half + sol.value_chips, "ev_ip": half - sol.value_chips,
         "ev_oop_pct_pot": 100.0 * (half + sol.value_chips) / spot.pot,
         "hands_oop": int(game.num_hands[0]), "hands_ip": int(game.num_hands[1]), "nodes": int(game.tree.n_nodes),

@@ -27,6 +27,8 @@ CASES = [
     ("solve_game.py", ["kuhn", "dcfr", "--iterations", "50", "--json"]),
     ("solve_spot.py", ["{spot}", "--json", "--out", "{tmp}/spot", "--no-plot"]),
     ("pushfold.py", ["--stack", "6", "--json"]),
+    ("batch_solve.py", ["{spot}", "--boards", "Ks7d2c9h5s,Ks7d2c9h3d", "--workers", "1", "--out", "{tmp}/b",
+                        "--json", "--no-plot", "--quiet"]),
 ]
 
 

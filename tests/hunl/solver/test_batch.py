@@ -171,3 +171,16 @@ def test_command_line_runs_and_prints(tmp_path):
     rec = json.loads(res.stdout)
     assert rec["boards"] == 2 and rec["solved"] == 2
     assert (out / "report.md").is_file() and rec["mean"]["board"] == "mean"
+
+
+def test_a_dask_cluster_gives_the_same_rows_as_local_solving(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec = "Ks7d2c9h5s,Ks7d2c9h3d"
+    local = B.run_batch(RIVER, spec, tmp_path / "local", workers=1, overrides=FAST, progress=False, plot=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        remote = B.run_batch(RIVER, spec, tmp_path / "dask", scheduler=client, overrides=FAST, progress=False,
+                             plot=False)
+    assert remote.solved == 2
+    cols = [c for c in local.table.columns if c not in ("seconds", "compile_seconds")]
+    assert remote.table[cols].equals(local.table[cols])

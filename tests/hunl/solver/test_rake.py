@@ -222,7 +222,9 @@ def test_spot_file_rake_table():
     assert (g.rake_rate, g.rake_cap) == (0.05, 3.0) and g.terminal_rake().max() == 3.0
     assert spot.to_dict()["rake"] == {"rate": 0.05, "cap": 3.0}
     plain = parse_spot({k: v for k, v in data.items() if k != "rake"})
-    assert plain.game().terminal_rake() is None and plain.to_dict()["rake"] == {"rate": 0.0, "cap": None}
+    assert plain.game().terminal_rake() is None and "rake" not in plain.to_dict()
+    assert plain.info()["rake"] == {"rate": 0.0, "cap": None} and spot.info()["rake"] == {"rate": 0.05, "cap": 3.0}
+    assert parse_spot(spot.to_dict()).rake_cap == 3.0
     assert parse_spot({**data, "rake": {"rate": 0.1}}).rake_cap == float("inf")
     with pytest.raises(ValueError, match="rake.rate must be in"):
         parse_spot({**data, "rake": {"rate": 1.5}})
