@@ -251,45 +251,32 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, raked, ro, v,
             tot[k] += x
             cs_full[c0, k] += x
             cs_full[c1, k] += x
-    # every terminal's value is (its factor on the compatible mass) x mass + (its showdown factor) x (win - lose):
-    # folds have only the first (the fold transfer, plus the common payoff when raked), showdowns only the second
-    # unless raked (then the common payoff on the mass too). The factors include the board's chance; ``run`` holds
-    # the mass factors for now.
-    w = chance[b]
-    for k in range(nk):
-        m = coef[0, k] * w if k >= n_show else 0.0
-        if raked:
-            m += coef[1, k] * w
-        run[k] = t(m)
-    # the compatible mass by inclusion-exclusion (the identical combo was subtracted twice), times the factor. The
-    # loops run over every terminal from the first: a loop starting at ``n_show`` does not vectorise.
-    for idx in range(n_own):
-        i = U(own_hands[U(a_own + idx)])
-        c0 = U(cards[p, i, 0])
-        c1 = U(cards[p, i, 1])
-        jj = same[p, i]
-        ui = U(idx)
-        if jj >= 0:
-            uj = U(jj)
-            for k in range(nk):
-                win[ui, k] = (tot[k] - cs_full[c0, k] - cs_full[c1, k] + gathered[uj, k]) * run[k]
-        else:
-            for k in range(nk):
-                win[ui, k] = (tot[k] - cs_full[c0, k] - cs_full[c1, k]) * run[k]
-    # showdowns: one ascending sweep over both players' hands by strength. With ``lower`` the opponent weight
-    # strictly below own hand i and ``upper`` up to and including its strength (each net of i's cards) and
-    # ``compat`` the compatible total, win - lose = lower + upper - compat (the identical combo cancels between the
-    # last two). The sweep keeps R = run - tot / 2 and A[c] = cs_run[c] - cs_full[c] / 2, so that
-    # x = R - A[c0] - A[c1] = lower - compat / 2 at any point: win - lose is 2 x when no opponent hand ties with i
-    # (upper = lower), else x before the tied hands are added plus x after. The showdown factors go to ``tot``.
+    # folds: the compatible total by inclusion-exclusion (the identical combo was subtracted twice). The loops run
+    # over every terminal from the first (the showdowns' columns are overwritten below): a loop starting at the
+    # first fold does not vectorise, and this costs a fifth of a river iteration less
+    if n_show < nk:
+        for idx in range(n_own):
+            i = U(own_hands[U(a_own + idx)])
+            c0 = U(cards[p, i, 0])
+            c1 = U(cards[p, i, 1])
+            jj = same[p, i]
+            ui = U(idx)
+            if jj >= 0:
+                uj = U(jj)
+                for k in range(nk):
+                    win[ui, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k] + gathered[uj, k]
+            else:
+                for k in range(nk):
+                    win[ui, k] = tot[k] - cs_full[c0, k] - cs_full[c1, k]
+    # showdowns: one ascending sweep over both players' hands by strength, ties as groups. For own hand i:
+    # win + tie = (weight strictly below) + (weight up to and including i's strength), each net of i's cards;
+    # win - lose = win + (win + tie) - total. The identical combo cancels between the last two terms.
     if n_show > 0:
-        half = t(0.5)
         for k in range(n_show):
-            run[k] = -half * tot[k]
-            tot[k] = t(coef[0, k] * w)
+            run[k] = zero
         for c in range(52):
             for k in range(n_show):
-                cs_run[U(c), k] = -half * cs_full[U(c), k]
+                cs_run[U(c), k] = zero
         kk = 0
         g = 0
         while g < n_own:
@@ -300,40 +287,66 @@ def cards_block(p, b, hands, n_show, n_terms, rows, opp_row, coef, raked, ro, v,
             while kk < n_opp and opp_str[U(a_opp + kk)] < s_val:
                 _add_opponent(U(opp_hands[U(a_opp + kk)]), o, cards, gathered, run, cs_run, n_show)
                 kk += 1
-            tie = kk < n_opp and opp_str[U(a_opp + kk)] == s_val
             for idx in range(g, e):
                 i = U(own_hands[U(a_own + idx)])
                 c0 = U(cards[p, i, 0])
                 c1 = U(cards[p, i, 1])
                 ui = U(idx)
-                if tie:
-                    for k in range(n_show):
-                        win[ui, k] += (run[k] - cs_run[c0, k] - cs_run[c1, k]) * tot[k]
-                else:
-                    for k in range(n_show):
-                        x = run[k] - cs_run[c0, k] - cs_run[c1, k]
-                        win[ui, k] += (x + x) * tot[k]
-            if tie:
-                while kk < n_opp and opp_str[U(a_opp + kk)] == s_val:
-                    _add_opponent(U(opp_hands[U(a_opp + kk)]), o, cards, gathered, run, cs_run, n_show)
-                    kk += 1
-                for idx in range(g, e):
-                    i = U(own_hands[U(a_own + idx)])
-                    c0 = U(cards[p, i, 0])
-                    c1 = U(cards[p, i, 1])
-                    ui = U(idx)
-                    for k in range(n_show):
-                        win[ui, k] += (run[k] - cs_run[c0, k] - cs_run[c1, k]) * tot[k]
+                for k in range(n_show):
+                    win[ui, k] = ((run[k] - cs_run[c0, k] - cs_run[c1, k])
+                                  - (tot[k] - cs_full[c0, k] - cs_full[c1, k]))
+            while kk < n_opp and opp_str[U(a_opp + kk)] == s_val:
+                _add_opponent(U(opp_hands[U(a_opp + kk)]), o, cards, gathered, run, cs_run, n_show)
+                kk += 1
+            for idx in range(g, e):
+                i = U(own_hands[U(a_own + idx)])
+                c0 = U(cards[p, i, 0])
+                c1 = U(cards[p, i, 1])
+                ui = U(idx)
+                for k in range(n_show):
+                    win[ui, k] += run[k] - cs_run[c0, k] - cs_run[c1, k]
             g = e
-    # values, written terminal by terminal in blocks of own hands. The own hand's weight ``scale[p, i]`` is left
-    # out: it multiplies every value of hand i alike, so the traversal applies it once, to the root values (regrets
-    # then need no per-hand range of magnitudes, which is what lets 16-bit storage keep the small ones)
-    hp = hands[p]
-    if n_own < hp:  # hands that cannot be dealt on this board get 0 (when every hand can, all are written below)
+    # values: times the terminal's payoff factor (vectorised), then written terminal by terminal in blocks of own
+    # hands. The own hand's weight ``scale[p, i]`` is left out: it multiplies every value of hand i alike, so the
+    # traversal applies it once at the root (regrets then need no per-hand range of magnitudes, which is what
+    # lets 16-bit storage keep the small ones)
+    w = chance[b]
+    if raked:
+        # the zero-sum part plus the common payoff times the compatible mass (for folds ``win`` is that mass)
         for k in range(nk):
-            r = U(rows[k])
-            for h in range(hp):
-                v[r, h] = zero
+            run[k] = t(coef[0, k] * w)
+            tot_c = t(coef[1, k] * w)
+            cs_run[0, k] = tot_c
+            if k >= n_show:
+                run[k] += tot_c
+        for idx in range(n_own):
+            ui = U(idx)
+            i = U(own_hands[U(a_own + idx)])
+            c0 = U(cards[p, i, 0])
+            c1 = U(cards[p, i, 1])
+            jj = same[p, i]
+            if jj >= 0:
+                uj = U(jj)
+                for k in range(n_show):
+                    win[ui, k] = (win[ui, k] * run[k] + cs_run[0, k]
+                                  * (tot[k] - cs_full[c0, k] - cs_full[c1, k] + gathered[uj, k]))
+            else:
+                for k in range(n_show):
+                    win[ui, k] = win[ui, k] * run[k] + cs_run[0, k] * (tot[k] - cs_full[c0, k] - cs_full[c1, k])
+            for k in range(n_show, nk):
+                win[ui, k] = win[ui, k] * run[k]
+    else:
+        for k in range(nk):
+            run[k] = t(coef[0, k] * w)
+        for idx in range(n_own):
+            ui = U(idx)
+            for k in range(nk):
+                win[ui, k] = win[ui, k] * run[k]
+    hp = hands[p]
+    for k in range(nk):
+        r = U(rows[k])
+        for h in range(hp):
+            v[r, h] = zero
     for lo in range(0, n_own, _WRITE_BLOCK):
         hi = min(lo + _WRITE_BLOCK, n_own)
         for k in range(nk):
