@@ -46,7 +46,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -57,6 +56,7 @@ import numpy as np
 from hunl.poker.cards import board_conflicts, check_board, format_cards
 from hunl.solver.spot_files import parse_spot, read_spot_data
 from hunl.solver.tree import STREETS
+from rulelearn.data.shards import write_atomic
 from rulelearn.validation import check_int
 
 __all__ = [
@@ -431,12 +431,7 @@ def _jsonable(x):
 
 
 def _atomic_json(path: Path, obj) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w") as fh:
-        json.dump(obj, fh, indent=1, default=_jsonable)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(obj, indent=1, default=_jsonable).encode())
 
 
 def read_batch(out_dir) -> tuple[dict, dict]:

@@ -86,7 +86,7 @@ def solve_spot_file(spot, overrides: dict | None = None, out=None, dtype: str = 
     except ValueError as exc:  # name the option, not the spot field it overrides
         raise _option_error(exc) from None
     save = None if save is None else _check_archive_path(save)
-    out_dir = check_output_dir("--out", out if out else Path("data") / "spots" / spot.name)
+    out_dir = _out_dir(out, spot)
     say(f"spot {spot.describe()}")
     for key, removed, text in zip(("oop", "ip"), spot.board_removed, spot.range_text):
         if removed:
@@ -142,10 +142,15 @@ def resume_archive(archive, overrides: dict | None = None, out=None, full_json: 
     except ValueError as exc:
         raise _option_error(exc) from None
     spot = solution.spot
-    out_dir = check_output_dir("--out", out if out else Path("data") / "spots" / spot.name)
+    out_dir = _out_dir(out, spot)
     files = write_outputs(solution, out_dir, spot=spot, full_json=full_json, plot=plot)
     say(f"saved {save_solution(solution, save, spot=spot)}")
     return spot, solution, files
+
+
+def _out_dir(out, spot) -> Path:
+    """``--out``, or ``data/spots/<spot name>/``, checked writable."""
+    return check_output_dir("--out", out if out else Path("data") / "spots" / spot.name)
 
 
 def open_archive(archive, out=None, full_json: bool = False, plot: bool = True, quiet: bool = False):
@@ -164,7 +169,7 @@ def open_archive(archive, out=None, full_json: bool = False, plot: bool = True, 
     solution = load_solution(archive)
     spot = solution.spot
     _say(quiet)(f"loaded {archive}: {spot.describe()}")
-    out_dir = check_output_dir("--out", out if out else Path("data") / "spots" / spot.name)
+    out_dir = _out_dir(out, spot)
     files = write_outputs(solution, out_dir, spot=spot, full_json=full_json, plot=plot)
     return spot, solution, files
 

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 __all__ = ["FORMAT_VERSION", "MANIFEST", "REPAIR_HINT", "SHARD_METADATA", "CorruptManifestError", "CorruptShardError",
-           "ShardDirectory", "ShardPayload", "column_to_numpy", "content_digest", "encode_shard", "shard_name"]
+           "ShardDirectory", "ShardPayload", "column_to_numpy", "content_digest", "encode_shard", "shard_name",
+           "write_atomic"]
 
 #: Version of the directory layout written by this module (1: ``manifest.json`` without checksums; 2: checksums
 #: in the manifest; 3: each shard also carries its own identity and content checksum, :data:`SHARD_METADATA`).
@@ -313,7 +314,8 @@ def _file_record(path: Path, start: int, stop: int) -> dict:
     return {"rows": stop - start, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, synced, then renamed over it."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
@@ -513,7 +515,7 @@ class ShardDirectory:
         return tables, [f for _, _, f in shards]
 
     def _write_manifest(self, manifest: dict) -> None:
-        _write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1).encode())
+        write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1).encode())
 
     def _recover_temporaries(self, manifest: dict) -> None:
         """Rename into place a shard killed between its manifest record and its rename; delete other temporaries."""
