@@ -211,18 +211,23 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         own_w[:, conflict] = 0.0
         hp = game.combos[p]
         cols = []
-        ok = opp_w.sum(axis=1) > 0
-        eq = np.full((len(ks), 1326), np.nan)
-        if ok.any():
-            eq[ok] = F.equity(board, opp_w[ok])
+        # the range features depend on the node only through the ranges: each distinct range is evaluated once
+        # (with starting ranges every node of a board shares one)
+        opp_u, opp_inv = _distinct_rows(opp_w)
+        own_u, own_inv = _distinct_rows(own_w)
+        ok_u = opp_u.sum(axis=1) > 0
+        eq_u = np.full((opp_u.shape[0], 1326), np.nan)
+        if ok_u.any():
+            eq_u[ok_u] = F.equity(board, opp_u[ok_u])
+        eq = eq_u[opp_inv]
         cols.append(eq[:, hp])
         uni = F.equity_vs_uniform(board)
         cols.append(np.broadcast_to(uni[hp], (len(ks), hp.size)))
-        okp = own_w.sum(axis=1) > 0
-        pct = np.full((len(ks), 1326), np.nan)
-        if okp.any():
-            pct[okp] = F.range_percentile(board, own_w[okp])
-        cols.append(pct[:, hp])
+        okp_u = own_u.sum(axis=1) > 0
+        pct_u = np.full((own_u.shape[0], 1326), np.nan)
+        if okp_u.any():
+            pct_u[okp_u] = F.range_percentile(board, own_u[okp_u])
+        cols.append(pct_u[own_inv][:, hp])
         pub = ctx.public[ks]  # (K, 5)
         for j in range(pub.shape[1]):
             cols.append(np.broadcast_to(pub[:, j:j + 1], (len(ks), hp.size)))
@@ -242,15 +247,29 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         req = np.where(mass > 0, eqw.sum(axis=1) / np.where(mass > 0, mass, 1.0), np.nan)
         cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
         if len(board) == 4:
-            dec = np.full((len(ks), 1326, 10), np.nan)
-            for r in np.flatnonzero(ok):
-                dec[r] = F.equity_histogram(board, opp_w[r], quantiles=10)
-            cols.extend(dec[:, hp, j] for j in range(10))
+            dec_u = np.full((opp_u.shape[0], hp.size, 10), np.nan)
+            for r in np.flatnonzero(ok_u):
+                dec_u[r] = F.equity_histogram(board, opp_u[r], quantiles=10)[hp]
+            dec = dec_u[opp_inv]
+            cols.extend(dec[:, :, j] for j in range(10))
         mats = np.stack(cols, axis=-1)  # (K, H_p, F)
         mats[:, conflict[hp]] = np.nan
         for m, i in enumerate(members):
             out[i] = mats[m]
     return out  # type: ignore[return-value]
+
+
+def _distinct_rows(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``w`` (first occurrences, in order) and the position of each row among them."""
+    if w.shape[0] <= 1:
+        return w, np.zeros(w.shape[0], dtype=np.int64)
+    if not np.any(w[1:] != w[0]):
+        return w[:1], np.zeros(w.shape[0], dtype=np.int64)
+    seen: dict[bytes, int] = {}
+    inv = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in np.ascontiguousarray(w)], dtype=np.int64)
+    first = np.zeros(len(seen), dtype=np.int64)
+    first[inv] = np.arange(inv.size)  # any occurrence: the rows are equal
+    return w[first], inv
 
 
 RANGE_MODES = ("node", "start")

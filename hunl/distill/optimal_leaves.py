@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
@@ -91,18 +92,85 @@ class LeafCFRResult:
     log_exploitability_pct_pot: np.ndarray
 
 
-def _probs(game, nodes: list[_NodeLeaves], tables: dict) -> np.ndarray:
-    t = game.tree
-    probs = np.ones((t.n_nodes, game.max_hands), dtype=game.storage_dtype)
+@dataclass(frozen=True)
+class _FlatLeaves:
+    """The decision nodes of one endgame whose leaves sit in one tree key and whose acting player is ``player``,
+    as flat arrays, so that a whole endgame is one compiled pass (no Python loop over nodes)."""
+
+    key: object
+    player: int
+    nodes: np.ndarray  # (M, 5) int64: first child, actions, hands, value offset in the engine layout, route row
+    leaf_start: np.ndarray  # (M,) int64: where the node's hands start in ``leaves``
+    leaves: np.ndarray  # (sum of hands,) int64: each hand's leaf
+    routes: np.ndarray  # (sum of actions, 4) float64: class -> action routing of every (node, action)
+
+
+def _flatten(game, nodes: list[_NodeLeaves]) -> tuple[np.ndarray, list[_FlatLeaves]]:
+    """The edge table every strategy starts from (1 on non-decision edges, 0 for hands a node does not have) and
+    :func:`endgame_leaves`' ``nodes`` as flat arrays, by (tree key, player)."""
+    offset = engine_for(game).layout.offset
+    base = np.ones((game.tree.n_nodes, game.max_hands), dtype=game.storage_dtype)
+    parts: dict[tuple, tuple[list, list, list]] = {}
     for nl in nodes:
         h = nl.leaves.size
-        act = tables[nl.key][nl.leaves] @ nl.route  # (H, n_actions)
-        probs[nl.kids.start:nl.kids.stop, :h] = act.T
-        probs[nl.kids.start:nl.kids.stop, h:] = 0.0
+        base[nl.kids.start:nl.kids.stop, h:] = 0.0
+        rows, leaves, routes = parts.setdefault((nl.key, nl.player), ([], [], []))
+        rows.append((nl.kids.start, len(nl.kids), h, int(offset[nl.node]), sum(len(r) for r in routes)))
+        leaves.append(nl.leaves)
+        routes.append(nl.route.T)
+    flat = []
+    for (key, p), (rows, leaves, routes) in parts.items():
+        sizes = np.array([x.size for x in leaves], dtype=np.int64)
+        flat.append(_FlatLeaves(key, p, np.array(rows, dtype=np.int64), np.cumsum(sizes) - sizes,
+                                np.concatenate(leaves).astype(np.int64), np.concatenate(routes)))
+    return base, flat
+
+
+@njit(cache=True)
+def _fill_probs(out, hm, nodes, leaf_start, leaves, routes, table):  # pragma: no cover - compiled
+    """Write each hand's action probabilities (its leaf's class distribution routed onto the node's actions)
+    into the flat ``(N, hm)`` edge table ``out``."""
+    n_classes = table.shape[1]
+    for m in range(nodes.shape[0]):
+        kid0, n_act, h, _, r0 = nodes[m, 0], nodes[m, 1], nodes[m, 2], nodes[m, 3], nodes[m, 4]
+        ls = leaf_start[m]
+        for a in range(n_act):
+            row = (kid0 + a) * hm
+            for i in range(h):
+                lf = leaves[ls + i]
+                acc = 0.0
+                for c in range(n_classes):
+                    acc += table[lf, c] * routes[r0 + a, c]
+                out[row + i] = acc
+
+
+@njit(cache=True)
+def _class_values(values, nodes, leaf_start, leaves, routes, V):  # pragma: no cover - compiled
+    """Add every hand's action values, routed back to the classes, to its leaf's row of ``V`` ``(L, 4)``."""
+    n_classes = V.shape[1]
+    for m in range(nodes.shape[0]):
+        n_act, h, off, r0 = nodes[m, 1], nodes[m, 2], nodes[m, 3], nodes[m, 4]
+        ls = leaf_start[m]
+        for a in range(n_act):
+            base = off + a * h
+            for i in range(h):
+                x = values[base + i]
+                lf = leaves[ls + i]
+                for c in range(n_classes):
+                    V[lf, c] += x * routes[r0 + a, c]
+
+
+def _probs(base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> np.ndarray:
+    """The edge table of the leaf strategies ``tables`` (each hand plays its leaf's class distribution, routed
+    onto its node's actions)."""
+    probs = base.copy()
+    for f in flat:
+        _fill_probs(probs.reshape(-1), probs.shape[1], f.nodes, f.leaf_start, f.leaves, f.routes,
+                    np.ascontiguousarray(tables[f.key], dtype=np.float64))
     return probs
 
 
-def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
+def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict) -> float:
     """Add player ``p``'s leaf regrets against a best response (units of the pot); return the opponent's
     best-response value (chips)."""
     eng = engine_for(game)
@@ -112,21 +180,16 @@ def _regrets(game, nodes, tables, probs, p: int, regret: dict) -> float:
     br_value = float(eng.hand_values(o, MODE_BEST_RESPONSE, table, best=profile).sum())
     action_values = np.zeros_like(table)
     eng.hand_values(p, MODE_EXPECTED, profile, best=action_values)
-    offset = eng.layout.offset
     scale = 1.0 / game.pot
-    for nl in nodes:
-        if nl.player != p:
+    for f in flat:
+        if f.player != p:
             continue
-        h = nl.leaves.size
-        tab = tables[nl.key]
-        n_leaves = tab.shape[0]
-        # the leaf's strategy is the same for all its hands, so the regret of class c summed over the leaf's
-        # hands is V[c] - s.V with V the summed class values: one bincount per action
-        off = int(offset[nl.node])
-        va = action_values[off:off + len(nl.kids) * h].reshape(len(nl.kids), h)  # (n_actions, H)
-        summed = np.stack([np.bincount(nl.leaves, weights=row, minlength=n_leaves) for row in va], axis=1)
-        V = summed @ nl.route.T  # (L, 4): summed value of each class per leaf
-        regret[nl.key] += (V - (tab * V).sum(axis=1, keepdims=True)) * scale
+        tab = tables[f.key]
+        # a leaf's strategy is the same for all its hands, so the regret of class c summed over the leaf's
+        # information sets is V[c] - s.V with V the summed class values (routed back from the actions)
+        V = np.zeros(tab.shape, dtype=np.float64)
+        _class_values(action_values, f.nodes, f.leaf_start, f.leaves, f.routes, V)
+        regret[f.key] += (V - (tab * V).sum(axis=1, keepdims=True)) * scale
     return br_value
 
 
@@ -136,31 +199,31 @@ class _Shard:
 
     def __init__(self, model, games):
         self.games = list(games)
-        self.leaves = [endgame_leaves(model, g) for g in self.games]
+        self.flat = [_flatten(g, endgame_leaves(model, g)) for g in self.games]
         self.keys = tuple(model.leaf_keys())
 
     def seen(self, shapes: dict) -> dict:
         out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
-        for nodes in self.leaves:
-            for nl in nodes:
-                out[nl.key][nl.leaves] = True
+        for _, flat in self.flat:
+            for f in flat:
+                out[f.key][f.leaves] = True
         return out
 
     def regrets(self, tables: dict) -> dict:
         regret = {k: np.zeros_like(v) for k, v in tables.items()}
-        for g, nodes in zip(self.games, self.leaves):
-            probs = _probs(g, nodes, tables)
+        for g, (base, flat) in zip(self.games, self.flat):
+            probs = _probs(base, flat, tables)
             for p in (0, 1):
-                _regrets(g, nodes, tables, probs, p, regret)
+                _regrets(g, flat, tables, probs, p, regret)
         return regret
 
     def exploitability_sum(self, tables: dict) -> float:
         """Sum over the endgames of NashConv / 2 in % of the pot."""
         total = 0.0
-        for g, nodes in zip(self.games, self.leaves):
+        for g, (base, flat) in zip(self.games, self.flat):
             eng = engine_for(g)
             # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-            gains = float(eng.best_response_values(eng.from_edges(_probs(g, nodes, tables))).sum())
+            gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables))).sum())
             total += 100.0 * 0.5 * gains / g.pot
         return total
 
