@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hunl.distill.decisions import (
     RIVER_FEATURES,
@@ -119,3 +121,20 @@ def test_public_features_from_the_betting(game):
             m = par
         aggressive = sum(1 for who, a in path if who == 1 - p and a.split(" ")[0] in ("bet", "raise", "all-in"))
         assert opp_bets == aggressive and opp_prev == 0 and pos == p
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 5), st.integers(0, 2 ** 31))
+def test_distinct_rows_rebuild_the_input(n_rows, n_distinct, seed):
+    """``_distinct_rows``: each distinct row once, in order of first appearance, and an index that rebuilds
+    the input exactly (the range features are then computed once per distinct range)."""
+    from hunl.distill.decisions import _distinct_rows
+
+    rng = np.random.default_rng(seed)
+    pool = rng.random((n_distinct, 7))
+    w = pool[rng.integers(0, n_distinct, size=n_rows)]
+    uniq, inv = _distinct_rows(w)
+    np.testing.assert_array_equal(uniq[inv], w)
+    assert len({r.tobytes() for r in uniq}) == uniq.shape[0] == len({r.tobytes() for r in w})
+    firsts = [int(np.flatnonzero((w == r).all(axis=1))[0]) for r in uniq]
+    assert firsts == sorted(firsts)

@@ -82,3 +82,39 @@ def test_worker_processes_give_the_same_leaves(setup):
     assert np.allclose(one.log_exploitability_pct_pot, two.log_exploitability_pct_pot)
     with pytest.raises(ValueError, match="workers"):
         optimise_leaves(model, games, iterations=2, workers=0)
+
+
+def test_flat_regrets_equal_a_per_node_sum(setup):
+    """The compiled passes over flat node arrays give the regrets of the definition: for each decision node and
+    leaf, the class values (action values routed back to the classes, summed over the leaf's hands) minus the
+    leaf strategy's value; against the opponent's best response to the leaf strategies."""
+    from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
+    from hunl.distill.optimal_leaves import _Shard
+
+    games, _, model = setup
+    rng = np.random.default_rng(3)
+    tables = {k: rng.dirichlet(np.ones(4), size=model.leaf_table(k).shape[0]) for k in model.leaf_keys()}
+    shard = _Shard(model, games)
+    got = shard.regrets(tables)
+    want = {k: np.zeros_like(v) for k, v in tables.items()}
+    for g in games:
+        nodes = endgame_leaves(model, g)
+        pol = play(g, model.with_leaf_tables(tables))
+        eng = engine_for(g)
+        for p in (0, 1):
+            profile = eng.from_edges(pol.probs)
+            eng.hand_values(1 - p, MODE_BEST_RESPONSE, eng.from_edges(pol.probs), best=profile)
+            av = np.zeros_like(profile)
+            eng.hand_values(p, MODE_EXPECTED, profile, best=av)
+            for nl in nodes:
+                if nl.player != p:
+                    continue
+                h, tab = nl.leaves.size, tables[nl.key]
+                off = int(eng.layout.offset[nl.node])
+                va = av[off:off + len(nl.kids) * h].reshape(len(nl.kids), h)
+                for leaf in np.unique(nl.leaves):
+                    V = nl.route @ va[:, nl.leaves == leaf].astype(np.float64).sum(axis=1)  # (4,) class values
+                    want[nl.key][leaf] += (V - tab[leaf] @ V) / g.pot
+    for k in tables:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-9, atol=1e-12)
+    assert any(np.abs(v).max() > 1e-6 for v in got.values())
