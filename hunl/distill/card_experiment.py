@@ -103,6 +103,16 @@ def _summary(scores, name: str) -> dict:
             "ev_pct_pot": float(scores.ev_pct_pot[:, j].mean())}
 
 
+def _by_db(scores, name: str, dbs) -> list[dict]:
+    """Mean held-out exploitability (% of the pot) of policy ``name`` in each database (scores of
+    :meth:`_Data.score`, whose game ids carry the database's position times 10**9)."""
+    j = scores.policies.index(name)
+    part = scores.game_id // 10 ** 9
+    return [{"db": db, "n": int((part == k).sum()),
+             "exploitability_pct_pot": float(scores.exploitability_pct_pot[part == k, j].mean())}
+            for k, db in enumerate(dbs) if np.any(part == k)]
+
+
 class _Data:
     """The databases, their splits, training rows and endgames."""
 
@@ -195,6 +205,7 @@ def run_cards(job: CardJob) -> int:
                 card = RuleCard(card.title, card.sections, card.quantities, card_cost(scores, "card", measure),
                                 _notes(), card.meta)
                 rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
+                       "by_db": _by_db(scores, "card", job.dbs),
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
@@ -257,6 +268,11 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
               f"card-{job.name}-frontier": (f"{result['n_test']} held-out endgames of {', '.join(result['dbs'])}; "
                                             f"the stored DCFR solutions are at {result.get('dcfr_pct_pot', 0):.3f}% "
                                             "of the pot.\n\n" + markdown_table((header, rows), right=header))}
+    printed = next((r for r in result["frontier"] if r["n_rules"] == card.n_rules), None)
+    if printed is not None and len(printed.get("by_db", ())) > 1:
+        blocks[f"card-{job.name}-frontier"] += (
+            f"\n\nThe card of {card.n_rules} rules by database (held-out endgames): "
+            + "; ".join(f"{d['db']} {d['exploitability_pct_pot']:.2f}% ({d['n']})" for d in printed["by_db"]) + ".")
     if result.get("libratus"):
         lr = []
         for r in result["libratus"]:
@@ -267,6 +283,12 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
         blocks[f"card-{job.name}-libratus"] = markdown_table(
             (["endgame", "street", "pot", "DCFR solution", "policy", "exploitability, % pot", "mbb/g",
               "EV vs DCFR, % pot"], lr), right=())
+        if printed is not None:
+            worst = max(r["policies"]["card"]["exploitability_pct_pot"] for r in result["libratus"])
+            blocks[f"card-{job.name}-libratus"] += (
+                f"\n\nThe card's held-out figure is {printed['exploitability_pct_pot']:.2f}% of the pot; in the "
+                f"Libratus endgames it is at most {worst:.2f}%, {worst / printed['exploitability_pct_pot']:.1f} "
+                "times that.")
     write_blocks(job.doc, blocks, title="# HUNL\n")
 
 

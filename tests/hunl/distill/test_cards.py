@@ -134,6 +134,9 @@ def test_run_cards_end_to_end(tmp_path):
     front = json.loads((tmp_path / "out" / "frontier.json").read_text())
     row = next(r for r in front["frontier"] if r["n_rules"] == card.n_rules)
     assert card.cost.mean == pytest.approx(row["exploitability_pct_pot"])
+    # one database: its own mean is the card's
+    assert [d["n"] for d in row["by_db"]] == [card.cost.n_games]
+    assert row["by_db"][0]["exploitability_pct_pot"] == pytest.approx(row["exploitability_pct_pot"])
     text = doc.read_text()
     assert "<!--block:card-river-->" in text and "held-out" in text
     assert (tmp_path / "fig" / "river_card.png").exists()
