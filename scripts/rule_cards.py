@@ -56,6 +56,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--card-rules", type=int, default=20, help="rules of the printed card (default 20)")
     h.add_argument("--max-conditions", type=int, default=3)
     h.add_argument("--leaf-endgames", type=int, default=200, help="training endgames of the CFR-BR leaves")
+    h.add_argument("--max-rows", type=int, default=None,
+                   help="keep about this many decisions of each training endgame, drawn by probability times "
+                        "stake and reweighted (turn endgames have about 400,000)")
     h.add_argument("--leaf-iterations", type=int, default=200)
     h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
     h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
@@ -76,6 +79,7 @@ def main(argv=None) -> int:
     if a.game == "hunl":
         return run_cards(CardJob(
             dbs=tuple(a.db), endgames=a.endgames, seed=a.seed, max_test=a.max_test, sizes=tuple(a.sizes),
+            max_rows=a.max_rows,
             card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
             libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))

@@ -56,6 +56,7 @@ class CardJob:
     leaf_endgames: int = 200
     leaf_iterations: int = 200
     samples: int = 400_000
+    max_rows: int | None = None
     min_leaf_share: float = 0.002
     depths: tuple[int, ...] = (1, 2, 3)
     workers: int | None = None
@@ -126,7 +127,8 @@ class _Data:
             cols = db.load(job.endgames)
             train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
             train, test = take(cols, train_ids), take(cols, test_ids)
-            cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}.npz"
+            thin = "" if job.max_rows is None else f"_thin{job.max_rows}"
+            cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}{thin}.npz"
             if cache.exists():
                 with np.load(cache) as z:
                     r = DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__))
@@ -134,7 +136,7 @@ class _Data:
                 from tqdm.auto import tqdm
 
                 with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:
-                    r = collect_rows(family, train, executor, progress=bar)
+                    r = collect_rows(family, train, executor, progress=bar, max_rows=job.max_rows)
                 np.savez(cache, **{f: getattr(r, f) for f in DecisionRows.__dataclass_fields__})
             rows.append(r)
             self.parts.append({"db": path, "family": family, "train": train, "test": test,
@@ -174,7 +176,8 @@ def run_cards(job: CardJob) -> int:
     out.mkdir(parents=True, exist_ok=True)
     workers = job.workers or os.cpu_count() or 1
     key = json.dumps({k: v for k, v in asdict(job).items()
-                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")},
+                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
+                      and not (k == "max_rows" and v is None)},  # caches of runs before the option stay valid
                      sort_keys=True)
     if (out / "key.json").exists() and (out / "key.json").read_text() != key:
         for f in out.glob("size_*.json"):

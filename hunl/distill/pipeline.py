@@ -13,7 +13,7 @@ import numpy as np
 
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
-from hunl.distill.policy import CheckCall, EquityThreshold, UniformRandom, concat_rows, play
+from hunl.distill.policy import CheckCall, EquityThreshold, UniformRandom, concat_rows, play, thin_rows
 
 __all__ = ["BASELINES", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
 
@@ -28,22 +28,26 @@ def take(columns: dict, ids) -> dict:
     return {k: np.asarray(v)[ids] for k, v in columns.items()}
 
 
-def rows_task(family, columns: dict, ranges: str = "start") -> tuple[int, int, DecisionRows]:
+def rows_task(family, columns: dict, ranges: str = "start", max_rows: int | None = None
+              ) -> tuple[int, int, DecisionRows]:
     """Decision rows (:func:`hunl.distill.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
-    first endgame's id and the number of endgames."""
+    first endgame's id and the number of endgames; with ``max_rows``, about that many of each endgame's rows
+    (:func:`hunl.distill.policy.thin_rows`, seeded by the endgame's id)."""
     out = []
     n = len(columns["game_id"])
     for i in range(n):
         game = family.game(columns, i)
-        out.append(decision_rows(game, family.policy_array(columns, i, game), ranges=ranges))
+        rows = decision_rows(game, family.policy_array(columns, i, game), ranges=ranges)
+        out.append(rows if max_rows is None else thin_rows(rows, max_rows, seed=int(columns["game_id"][i])))
     return int(columns["game_id"][0]), n, concat_rows(out)
 
 
 def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None,
-                 ranges: str = "start") -> DecisionRows:
+                 ranges: str = "start", max_rows: int | None = None) -> DecisionRows:
     """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``)."""
     n = len(columns["game_id"])
-    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges) for a in range(0, n, chunk)]
+    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges, max_rows)
+             for a in range(0, n, chunk)]
     parts = []
     for first, count, rows in executor.imap_unordered(rows_task, tasks):
         parts.append((first, rows))

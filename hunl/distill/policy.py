@@ -51,6 +51,54 @@ def concat_rows(rows) -> DecisionRows:
     return DecisionRows(*(np.concatenate([getattr(r, f) for r in rows]) for f in DecisionRows.__dataclass_fields__))
 
 
+def thin_rows(rows: DecisionRows, max_rows: int, seed: int = 0) -> DecisionRows:
+    """At most about ``max_rows`` of ``rows``, drawn so that learners see the same distribution.
+
+    Row ``i`` is kept with probability ``q_i = min(1, c * weight_i * stake_i)``, ``c`` chosen so that the ``q_i``
+    sum to ``max_rows``, and a kept row's weight is divided by ``q_i`` (Horvitz-Thompson): every weighted sum over
+    the rows, in particular the probability-times-stake mass the trees draw from, keeps its expectation. Rows of
+    zero weight or stake are dropped (they are never drawn). A turn endgame has about 400,000 decisions (44 river
+    cards), so this is what lets hundreds of them fit in memory.
+
+    Parameters
+    ----------
+    rows : DecisionRows
+        One endgame's (or several endgames') rows.
+    max_rows : int
+        Expected number of rows kept (at least 1); rows are returned unchanged when fewer have positive mass.
+    seed : int, default 0
+        Seed of the draw (e.g. the endgame's id, so a run is reproducible).
+
+    Returns
+    -------
+    DecisionRows
+
+    Raises
+    ------
+    ValueError
+        If ``max_rows < 1``.
+    """
+    max_rows = int(max_rows)
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be at least 1, got {max_rows}")
+    a = np.asarray(rows.weight, dtype=np.float64) * np.asarray(rows.stake, dtype=np.float64)
+    pos = a > 0
+    if int(pos.sum()) <= max_rows:
+        return DecisionRows(*(getattr(rows, f)[pos] for f in DecisionRows.__dataclass_fields__))
+    lo, hi = 0.0, max_rows / float(a[pos].min())  # sum(min(1, c a)) is increasing in c; at hi every q is 1
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if np.minimum(1.0, mid * a).sum() < max_rows:
+            lo = mid
+        else:
+            hi = mid
+    q = np.minimum(1.0, hi * a)
+    keep = np.random.default_rng(seed).random(a.size) < q
+    out = {f: getattr(rows, f)[keep] for f in DecisionRows.__dataclass_fields__}
+    out["weight"] = out["weight"] / q[keep]
+    return DecisionRows(**out)
+
+
 #: Features that only mean something when facing a bet (left out of the trees of the other decisions, where they
 #: are 0 or copies of ``equity`` and ``percentile``).
 FACING_ONLY = ("facing_bet", "equity_margin", "defend_margin")

@@ -277,3 +277,33 @@ def test_distilled_policy_errors(river):
 def test_feature_name_tables():
     assert TURN_FEATURES[:len(RIVER_FEATURES)] == RIVER_FEATURES
     assert TURN_FEATURES[0] == "equity" and TURN_FEATURES[3] == "facing_bet"  # used by EquityThreshold
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(50, 400), st.integers(5, 60), st.integers(0, 2 ** 31))
+def test_thin_rows_keeps_the_weighted_mass(n, max_rows, seed):
+    """``thin_rows``: about ``max_rows`` rows, every row of zero mass dropped, rows certain to be kept keep their
+    weight, the others are reweighted by 1/q, so the probability-times-stake mass is unbiased."""
+    from hunl.distill.decisions import DecisionRows
+    from hunl.distill.policy import thin_rows
+
+    rng = np.random.default_rng(seed)
+    w = rng.pareto(1.5, n) * (rng.random(n) < 0.9)
+    rows = DecisionRows(np.full(n, 5, np.int8), rng.random(n) < 0.5, rng.random((n, 23)).astype(np.float32),
+                        rng.random((n, 4)).astype(np.float32), w, np.arange(n), np.arange(n), 1 + rng.random(n))
+    mass = float((rows.weight * rows.stake).sum())
+    draws = [thin_rows(rows, max_rows, seed=s) for s in range(200)]
+    assert all(np.all(d.weight * d.stake > 0) for d in draws)
+    sizes = np.array([d.weight.size for d in draws])
+    positive = int((w > 0).sum())
+    if positive <= max_rows:
+        assert np.all(sizes == positive)
+        assert all(np.array_equal(d.weight, w[w > 0]) for d in draws)
+    else:
+        assert abs(sizes.mean() - max_rows) < 4 * np.sqrt(max_rows / 200) + 1
+        est = np.array([(d.weight * d.stake).sum() for d in draws])
+        assert abs(est.mean() - mass) < 5 * est.std(ddof=1) / np.sqrt(est.size) + 1e-9 * mass
+    again = thin_rows(rows, max_rows, seed=0)
+    assert np.array_equal(again.node, draws[0].node)
+    with pytest.raises(ValueError, match="max_rows"):
+        thin_rows(rows, 0)
