@@ -115,7 +115,12 @@ def _by_db(scores, name: str, dbs) -> list[dict]:
 
 
 class _Data:
-    """The databases, their splits, training rows and endgames."""
+    """The databases, their splits, training rows and endgames.
+
+    Only the small columns of the databases are kept in memory; the stored strategies (a turn endgame's take
+    about 20 MB) are read :data:`CHUNK` endgames at a time, when the training rows are made and when held-out
+    endgames are scored.
+    """
 
     def __init__(self, job: CardJob, executor):
         self.parts = []
@@ -124,7 +129,7 @@ class _Data:
         for k, path in enumerate(job.dbs):
             db = SolutionDatabase(path)
             family = db.family()
-            cols = db.load(job.endgames)
+            cols = db.load(job.endgames, columns=[c for c in db.column_names() if c != "policy"])
             train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
             train, test = take(cols, train_ids), take(cols, test_ids)
             thin = "" if job.max_rows is None else f"_thin{job.max_rows}"
@@ -136,10 +141,11 @@ class _Data:
                 from tqdm.auto import tqdm
 
                 with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:
-                    r = collect_rows(family, train, executor, progress=bar, max_rows=job.max_rows)
+                    r = concat_rows(collect_rows(family, chunk, executor, progress=bar, max_rows=job.max_rows)
+                                    for chunk in _chunks(db, train["game_id"]))
                 np.savez(cache, **{f: getattr(r, f) for f in DecisionRows.__dataclass_fields__})
             rows.append(r)
-            self.parts.append({"db": path, "family": family, "train": train, "test": test,
+            self.parts.append({"db": path, "database": db, "family": family, "train": train, "test": test,
                                "n": len(cols["game_id"])})
             print(f"   {path}: {len(cols['game_id'])} endgames, {train_ids.size} training ({r.weight.size:,} "
                   f"decisions), {test_ids.size} held-out", flush=True)
@@ -163,10 +169,22 @@ class _Data:
         parts = []
         for k, p in enumerate(self.parts):
             with tqdm(total=len(p["test"]["game_id"]), unit="endgame", desc="scoring", leave=False) as bar:
-                s = score_policies(p["family"], p["test"], choosers, executor, progress=bar)
+                s = EndgameScores.concat([score_policies(p["family"], chunk, choosers, executor, progress=bar)
+                                          for chunk in _chunks(p["database"], p["test"]["game_id"])])
             parts.append(EndgameScores(s.game_id + k * 10 ** 9, s.policies, s.exploitability_pct_pot,
                                        s.ev_pct_pot, s.exploitability_mbb, s.ev_mbb, s.reference_pct_pot))
         return EndgameScores.concat(parts), [len(p["test"]["game_id"]) for p in self.parts]
+
+
+#: Endgames whose stored strategies are read at once (:class:`_Data`).
+CHUNK = 100
+
+
+def _chunks(db: SolutionDatabase, ids: np.ndarray):
+    """The games ``ids`` of ``db``, all columns, :data:`CHUNK` at a time (in id order)."""
+    ids = np.sort(np.asarray(ids, dtype=np.int64))
+    for a in range(0, ids.size, CHUNK):
+        yield db.load(columns=None, ids=ids[a:a + CHUNK])
 
 
 def run_cards(job: CardJob) -> int:

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from rulelearn.data.executors import make_executor
@@ -405,8 +406,21 @@ class SolutionDatabase(ShardDirectory):
                                 repaired, tuple(adopted), rebuilt, dict(sorted(problems.items())))
 
     # ------------------------------------------------------------------ reading
+    def column_names(self) -> list[str]:
+        """The columns of the stored games (from the first shard's Parquet schema).
+
+        Raises
+        ------
+        FileNotFoundError
+            If the database holds no shard.
+        """
+        shards = self.shards()
+        if not shards:
+            raise FileNotFoundError(f"no solved games in {self.path}")
+        return list(pq.read_schema(shards[0][2]).names)
+
     def load(self, n_games: int | None = None, columns: list[str] | None = None,
-             verified_only: bool = True) -> dict[str, np.ndarray]:
+             verified_only: bool = True, ids=None) -> dict[str, np.ndarray]:
         """Read stored games, sorted by id, checking every shard read.
 
         Parameters
@@ -417,6 +431,9 @@ class SolutionDatabase(ShardDirectory):
             Column subset (``game_id`` and ``verified`` are always read).
         verified_only : bool, default True
             Drop games whose solution failed verification.
+        ids : array_like of int, optional
+            Only these game ids (only the shards holding them are read and checked): large columns, such as a
+            turn endgame's strategies, can then be read a few games at a time.
 
         Returns
         -------
@@ -435,11 +452,16 @@ class SolutionDatabase(ShardDirectory):
             every bad file and what is wrong.
         """
         cols = None if columns is None else sorted(set(columns) | set(_REQUIRED))
-        table = pa.concat_tables(self._read_tables(n_games, cols)[0])
+        wanted = None if ids is None else np.asarray(ids, dtype=np.int64).ravel()
+        if wanted is not None and wanted.size == 0:
+            raise ValueError("ids must hold at least one game id")
+        table = pa.concat_tables(self._read_tables(n_games, cols, ids=wanted)[0])
         out = {name: column_to_numpy(table, name) for name in table.column_names}
         keep = np.ones(len(out["game_id"]), dtype=bool)
         if n_games is not None:
             keep &= out["game_id"] < n_games
+        if wanted is not None:
+            keep &= np.isin(out["game_id"], wanted)
         if verified_only:
             keep &= out["verified"].astype(bool)
         order = np.argsort(out["game_id"][keep], kind="stable")

@@ -477,21 +477,28 @@ class ShardDirectory:
             problems[name] = "listed in the manifest but the file is missing"
         return shards, records, problems, checksummed
 
-    def _read_tables(self, n_games: int | None, columns: list[str] | None, keep: bool = True
-                     ) -> tuple[list[pa.Table], list[Path]]:
-        """Checked tables and paths of the shards holding ids ``< n_games``; raise :class:`CorruptShardError` if
-        any is bad. With ``keep=False`` the shards are only checked and no table is returned.
+    def _read_tables(self, n_games: int | None, columns: list[str] | None, keep: bool = True,
+                     ids: np.ndarray | None = None) -> tuple[list[pa.Table], list[Path]]:
+        """Checked tables and paths of the shards holding ids ``< n_games`` (and, with ``ids``, one of those ids);
+        raise :class:`CorruptShardError` if any is bad. With ``keep=False`` the shards are only checked and no table
+        is returned.
         """
         manifest = self.require_manifest()
         shards, records, problems, _ = self._scan(manifest)
         identity = self.identity(manifest)
+        wanted = None if ids is None else np.unique(np.asarray(ids, dtype=np.int64))
+
+        def holds(a: int, b: int) -> bool:
+            if n_games is not None and a >= n_games:
+                return False
+            return wanted is None or bool(np.searchsorted(wanted, b) > np.searchsorted(wanted, a))
 
         def relevant(name: str) -> bool:
             m = _SHARD.match(name)
-            return n_games is None or m is None or int(m.group(1)) < n_games
+            return m is None or holds(int(m.group(1)), int(m.group(2)))
 
         problems = {k: v for k, v in problems.items() if relevant(k)}
-        shards = [s for s in shards if n_games is None or s[0] < n_games]
+        shards = [s for s in shards if holds(s[0], s[1])]
         if not shards and not problems:
             raise FileNotFoundError(f"no solved games in {self.path}")
         tables, schema, first = [], None, None

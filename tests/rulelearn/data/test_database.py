@@ -61,6 +61,19 @@ def test_generate_load_and_reuse(tmp_path):
     assert db.generate(family, 45, seed=3, shard_size=8, workers=1, progress=False).n_solved == 15
     assert np.array_equal(db.load()["game_id"], np.arange(45))
     assert len(db.load(n_games=20)["game_id"]) == 20
+    # chosen ids: only the shards holding them are read, the rows are those games, in id order
+    some = db.load(ids=[33, 2, 17, 3], columns=["strategy"])
+    assert list(some["game_id"]) == [2, 3, 17, 33]
+    assert np.array_equal(some["strategy"], db.load()["strategy"][[2, 3, 17, 33]])
+    assert "probs" not in some and "probs" in db.column_names()
+    bad = tmp_path / "db" / db.shards()[-1][2].name  # a corrupt shard no chosen id lives in is not read
+    bad.write_bytes(b"junk")
+    assert list(db.load(ids=[0, 9])["game_id"]) == [0, 9]
+    with pytest.raises(CorruptShardError):
+        db.load(ids=[44])
+    with pytest.raises(ValueError, match="ids"):
+        db.load(ids=[])
+    db.generate(family, 45, seed=3, shard_size=8, workers=1, progress=False, repair=True)
     df = db.to_pandas()
     assert len(df) == 45 and list(df["game_id"]) == list(range(45))
     # every shard's size and sha256 are in the manifest; verify() checks them all
