@@ -174,7 +174,12 @@ def _check_table(table: pa.Table, start: int, stop: int) -> None:
             continue
         col = table.column(name).combine_chunks()
         values = (col.flatten() if pa.types.is_fixed_size_list(typ) else col).to_numpy(zero_copy_only=False)
-        nan_rows = np.isnan(values.reshape(table.num_rows, -1)).any(axis=1) & verified
+        values = values.reshape(table.num_rows, -1)
+        nan_rows = np.zeros(table.num_rows, dtype=bool)
+        step = max(1, (1 << 24) // max(1, values.shape[1]))  # a few rows at a time: no mask as large as the column
+        for a in range(0, table.num_rows, step):
+            nan_rows[a:a + step] = np.isnan(values[a:a + step]).any(axis=1)
+        nan_rows &= verified
         if nan_rows.any():
             raise _Bad(f"NaN in column {name!r} of verified game {int(ids[np.flatnonzero(nan_rows)[0]])}")
 
@@ -197,7 +202,7 @@ def content_digest(table: pa.Table) -> str:
         if values.dtype.kind in "OUS":
             h.update(json.dumps([None if v is None else str(v) for v in values]).encode())
         else:
-            h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).tobytes())
+            h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).view(np.uint8))  # no copy
     return h.hexdigest()
 
 
