@@ -198,8 +198,8 @@ def run_cards(job: CardJob) -> int:
                       and not (k == "max_rows" and v is None)},  # caches of runs before the option stay valid
                      sort_keys=True)
     if (out / "key.json").exists() and (out / "key.json").read_text() != key:
-        for f in out.glob("size_*.json"):
-            f.unlink()
+        for f in [*out.glob("size_*.json"), out / "others.json"]:  # every result of the old settings
+            f.unlink(missing_ok=True)
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)

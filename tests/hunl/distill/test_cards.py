@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -144,3 +145,8 @@ def test_run_cards_end_to_end(tmp_path):
     assert run_cards(job) == 0
     again = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
     assert again == card
+    # other settings: no cached result of the old ones is reused (card sizes, trees and baselines)
+    (tmp_path / "out" / "others.json").write_text(json.dumps({"stale": True}))
+    assert run_cards(replace(job, max_test=2)) == 0
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert "stale" not in front and front["n_test"] == 2 and front["baselines"]
