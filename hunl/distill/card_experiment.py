@@ -291,7 +291,7 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
                                             "of the pot.\n\n" + markdown_table((header, rows), right=header))}
     printed = next((r for r in result["frontier"] if r["n_rules"] == card.n_rules), None)
     if printed is not None and len(printed.get("by_db", ())) > 1:
-        blocks[f"card-{job.name}-frontier"] += (
+        blocks[f"card-{job.name}-frontier"] = blocks[f"card-{job.name}-frontier"].rstrip("\n") + (
             f"\n\nThe card of {card.n_rules} rules by database (held-out endgames): "
             + "; ".join(f"{d['db']} {d['exploitability_pct_pot']:.2f}% ({d['n']})" for d in printed["by_db"]) + ".")
     if result.get("libratus"):
@@ -306,7 +306,7 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
               "EV vs DCFR, % pot"], lr), right=())
         if printed is not None:
             worst = max(r["policies"]["card"]["exploitability_pct_pot"] for r in result["libratus"])
-            blocks[f"card-{job.name}-libratus"] += (
+            blocks[f"card-{job.name}-libratus"] = blocks[f"card-{job.name}-libratus"].rstrip("\n") + (
                 f"\n\nThe card's held-out figure is {printed['exploitability_pct_pot']:.2f}% of the pot; in the "
                 f"Libratus endgames it is at most {worst:.2f}%, {worst / printed['exploitability_pct_pot']:.1f} "
                 "times that.")
