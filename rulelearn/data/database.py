@@ -457,6 +457,8 @@ class SolutionDatabase(ShardDirectory):
             raise ValueError("ids must hold at least one game id")
         table = pa.concat_tables(self._read_tables(n_games, cols, ids=wanted)[0])
         out = {name: column_to_numpy(table, name) for name in table.column_names}
+        del table
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed pages (GBs for turn strategies)
         keep = np.ones(len(out["game_id"]), dtype=bool)
         if n_games is not None:
             keep &= out["game_id"] < n_games
