@@ -118,8 +118,8 @@ class _Data:
     """The databases, their splits, training rows and endgames.
 
     Only the small columns of the databases are kept in memory; the stored strategies (a turn endgame's take
-    about 20 MB) are read :data:`CHUNK` endgames at a time (reading one 50-endgame turn shard peaks at about 6 GB), when the training rows are made and when held-out
-    endgames are scored.
+    about 20 MB) are read :data:`CHUNK` endgames at a time, when the training rows are made and when held-out
+    endgames are scored (decoding one 50-endgame turn shard peaks at about 6 GB).
     """
 
     def __init__(self, job: CardJob, executor):
