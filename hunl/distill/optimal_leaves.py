@@ -110,16 +110,17 @@ def _flatten(game, nodes: list[_NodeLeaves]) -> tuple[np.ndarray, list[_FlatLeav
     :func:`endgame_leaves`' ``nodes`` as flat arrays, by (tree key, player)."""
     offset = engine_for(game).layout.offset
     base = np.ones((game.tree.n_nodes, game.max_hands), dtype=game.storage_dtype)
-    parts: dict[tuple, tuple[list, list, list]] = {}
+    parts: dict[tuple, tuple[list, list, list, list]] = {}
     for nl in nodes:
         h = nl.leaves.size
         base[nl.kids.start:nl.kids.stop, h:] = 0.0
-        rows, leaves, routes = parts.setdefault((nl.key, nl.player), ([], [], []))
-        rows.append((nl.kids.start, len(nl.kids), h, int(offset[nl.node]), sum(len(r) for r in routes)))
+        rows, leaves, routes, n_routes = parts.setdefault((nl.key, nl.player), ([], [], [], [0]))
+        rows.append((nl.kids.start, len(nl.kids), h, int(offset[nl.node]), n_routes[0]))
         leaves.append(nl.leaves)
         routes.append(nl.route.T)
+        n_routes[0] += len(nl.kids)
     flat = []
-    for (key, p), (rows, leaves, routes) in parts.items():
+    for (key, p), (rows, leaves, routes, _) in parts.items():
         sizes = np.array([x.size for x in leaves], dtype=np.int64)
         flat.append(_FlatLeaves(key, p, np.array(rows, dtype=np.int64), np.cumsum(sizes) - sizes,
                                 np.concatenate(leaves).astype(np.int64), np.concatenate(routes)))
