@@ -118,8 +118,8 @@ class _Data:
     """The databases, their splits, training rows and endgames.
 
     Only the small columns of the databases are kept in memory; the stored strategies (a turn endgame's take
-    about 20 MB) are read :data:`CHUNK` endgames at a time, when the training rows are made and when held-out
-    endgames are scored (decoding one 50-endgame turn shard peaks at about 6 GB).
+    about 20 MB) are read one shard at a time, when the training rows are made and when held-out endgames are
+    scored (decoding one 50-endgame turn shard peaks at about 6 GB).
     """
 
     def __init__(self, job: CardJob, executor):
@@ -176,15 +176,13 @@ class _Data:
         return EndgameScores.concat(parts), [len(p["test"]["game_id"]) for p in self.parts]
 
 
-#: Endgames whose stored strategies are read at once (:class:`_Data`).
-CHUNK = 25
-
-
 def _chunks(db: SolutionDatabase, ids: np.ndarray):
-    """The games ``ids`` of ``db``, all columns, :data:`CHUNK` at a time (in id order)."""
+    """The games ``ids`` of ``db``, all columns, one shard at a time (in id order; each shard is read once)."""
     ids = np.sort(np.asarray(ids, dtype=np.int64))
-    for a in range(0, ids.size, CHUNK):
-        yield db.load(columns=None, ids=ids[a:a + CHUNK])
+    for a, b, _ in db.shards():
+        chosen = ids[(ids >= a) & (ids < b)]
+        if chosen.size:
+            yield db.load(columns=None, ids=chosen)
 
 
 def run_cards(job: CardJob) -> int:

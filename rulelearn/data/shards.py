@@ -174,12 +174,7 @@ def _check_table(table: pa.Table, start: int, stop: int) -> None:
             continue
         col = table.column(name).combine_chunks()
         values = (col.flatten() if pa.types.is_fixed_size_list(typ) else col).to_numpy(zero_copy_only=False)
-        values = values.reshape(table.num_rows, -1)
-        nan_rows = np.zeros(table.num_rows, dtype=bool)
-        step = max(1, (1 << 24) // max(1, values.shape[1]))  # a few rows at a time: no mask as large as the column
-        for a in range(0, table.num_rows, step):
-            nan_rows[a:a + step] = np.isnan(values[a:a + step]).any(axis=1)
-        nan_rows &= verified
+        nan_rows = np.isnan(values.reshape(table.num_rows, -1)).any(axis=1) & verified
         if nan_rows.any():
             raise _Bad(f"NaN in column {name!r} of verified game {int(ids[np.flatnonzero(nan_rows)[0]])}")
 
