@@ -154,12 +154,15 @@ def _spot_run(path: str, threads: int, schedule: str, compressed: bool, pct: flo
         pass
     r = solve_cfr(game, schedule, iterations=iterations, target=pct / 100.0 * game.pot, check_every=check_every,
                   threads=threads, compressed=compressed)
+    peak_solve = _rss_mib("VmHWM")
+    r.strategy  # the returned average strategy, built on first read: part of the growth the estimate covers
     queue.put({
         "nodes": int(game.tree.n_nodes), "hands": list(game.num_hands), "pot": float(game.pot), "build_s": build,
         "compile_s": float(r.compile_seconds), "iterations": r.log_iterations.tolist(),
         "exploitability": r.log_exploitability.tolist(), "seconds": r.log_seconds.tolist(),
         "state_mib": r.engine.memory_bytes() / 2**20, "estimate_mib": estimate, "rss_before_mib": rss0,
-        "growth_mib": _rss_mib("VmHWM") - rss0, "peak_rss_mib": _rss_mib("VmHWM"), "threads": r.engine.n_threads,
+        "growth_mib": _rss_mib("VmHWM") - rss0, "peak_rss_mib": _rss_mib("VmHWM"), "peak_solve_mib": peak_solve,
+        "threads": r.engine.n_threads,
     })
 
 
@@ -182,7 +185,14 @@ def _spot_row(r: dict) -> str:
             f"{r['schedule']}{' 16-bit' if r.get('compressed') else ''} | "
             + " | ".join(_median_reach(logs, p) for p in PCTS)
             + f" | {peer_t} | {g['compile_s']:.1f} s | {g['state_mib']:,.1f} MiB | "
-            f"{g['estimate_mib']:,.1f} / {g['growth_mib']:,.1f} MiB | {g['peak_rss_mib']:,.0f} MiB{peer_m} |")
+            f"{g['estimate_mib']:,.1f} / {g['growth_mib']:,.1f} MiB | {_peak(g)}{peer_m} |")
+
+
+def _peak(g: dict) -> str:
+    """Peak RSS of the solve, and with the returned strategy read (logs before that split: one figure)."""
+    if "peak_solve_mib" not in g:
+        return f"{g['peak_rss_mib']:,.0f} MiB"
+    return f"{g['peak_solve_mib']:,.0f} MiB; {g['peak_rss_mib']:,.0f} with the strategy"
 
 
 def spots_main(args, argv) -> None:
@@ -226,8 +236,9 @@ def spots_main(args, argv) -> None:
         f"included, numba's compilation excluded (its column; 0 with a warm cache); medians over *runs* fresh "
         "processes. *state*: the solver's arrays; *estimate*: "
         "`HoldemEndgame.memory_estimate()` before solving; *growth*: the process's peak resident memory during "
-        "the solve minus its resident memory before it; *peak RSS*: the whole Python process (interpreter, "
-        "numpy, numba and the tree included). Peer figures: postflop-solver on this machine, from issue 13 (the "
+        "the solve and the first read of the returned average strategy (built on that read) minus its resident "
+        "memory before the solve; *peak RSS*: the whole Python process (interpreter, numpy, numba and the tree "
+        "included) at the end of the solve, then after that read. Peer figures: postflop-solver on this machine, from issue 13 (the "
         "turn spot's ranges and raise cap are not stated there: ours are postflop-solver's README ranges and 3 "
         "raises a street, so that row may not be the same tree). River spots have no chance node to split and "
         "run on one thread.",
