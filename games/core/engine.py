@@ -17,7 +17,7 @@ import numpy as np
 from games.core import traversal as X
 from games.core.layout import TreeLayout, build_layout
 from games.core.locks import check_locks, no_lock_arrays
-from games.core.terminals import EVALUATOR_DENSE
+from games.core.terminals import EVALUATOR_DENSE, terminal_columns
 from games.core.tree import TERMINAL, Game
 
 __all__ = ["Engine", "estimate_memory", "layout_of", "terminal_arrays"]
@@ -75,7 +75,8 @@ def _unit_work(layout: TreeLayout) -> np.ndarray:
     return size
 
 
-#: Terminals evaluated side by side (the width of the evaluator's work space).
+#: Terminals evaluated side by side (the card evaluator's work space has padding columns besides,
+#: :func:`games.core.terminals.terminal_columns`).
 TERMINAL_WIDTH = 96
 
 
@@ -83,7 +84,7 @@ def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int, compressed:
                  max_actions: int = 1) -> tuple:
     d = layout.max_depth + 1
     b = int(layout.depth_rows.max())
-    k = min(layout.max_terms, TERMINAL_WIDTH)
+    k = terminal_columns(min(layout.max_terms, TERMINAL_WIDTH))
     ro = np.zeros((n_threads, d, b, hm), dtype=dtype)
     rs = np.zeros((n_threads, d, b, hm), dtype=dtype)
     st = np.zeros((n_threads, d, b, hm), dtype=dtype)
@@ -113,7 +114,7 @@ def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None 
     hm = game.max_hands
     d = layout.max_depth + 1
     b = int(layout.depth_rows.max())
-    k = min(layout.max_terms, TERMINAL_WIDTH)
+    k = terminal_columns(min(layout.max_terms, TERMINAL_WIDTH))
     if compressed:
         state = layout.size * 4 + 2 * game.tree.n_nodes * item
     else:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from games.core.terminals import EVALUATOR_DENSE, cards_block, dense_block, own_weights
+from games.core.terminals import EVALUATOR_DENSE, LANES, cards_block, dense_block, own_weights, padded
 
 #: Traversal modes.
 MODE_CFR, MODE_BEST_RESPONSE, MODE_EXPECTED = 0, 1, 2
@@ -199,28 +199,39 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
     if nt == 0:
         return
     ns = n_showdown[u]
-    width = coef.shape[1]
+    dense = E[0] == EVALUATOR_DENSE
+    # the card evaluator pads its showdown and fold columns (``terminal_columns``): this many real terminals a call
+    cap = coef.shape[1] if dense else coef.shape[1] - LANES
     start = 0
     while start < nt:
-        m = min(width, nt - start)
+        m = min(cap, nt - start)
+        n_show = min(max(ns - start, 0), m)
+        fold0 = n_show if dense else padded(n_show)
+        if not dense:  # padding columns: valid rows, no payoff (computed, never written out)
+            t = term_nodes[t0 + start]
+            for c in range(fold0 + padded(m - n_show)):
+                rows[c] = local[t]
+                opp_row[c] = orow[local[t]]
+                coef[0, c] = 0.0
+                coef[1, c] = 0.0
         raked = False
         for k in range(m):
             t = term_nodes[t0 + start + k]
-            rows[k] = local[t]
-            opp_row[k] = orow[local[t]]
-            if start + k < ns:
-                coef[0, k] = stake[t]
+            c = k if k < n_show else fold0 + k - n_show
+            rows[c] = local[t]
+            opp_row[c] = orow[local[t]]
+            if k < n_show:
+                coef[0, c] = stake[t]
             else:
-                coef[0, k] = fold_value[t] if p == 0 else -fold_value[t]
-            coef[1, k] = common[t]
+                coef[0, c] = fold_value[t] if p == 0 else -fold_value[t]
+            coef[1, c] = common[t]
             if common[t] != 0.0:
                 raked = True
-        if E[0] == EVALUATOR_DENSE:
+        if dense:
             term_index, payoff = E[1]
             dense_block(p, hands, term_nodes[t0 + start:t0 + start + m], m, rows, opp_row, ro, v, term_index,
                         payoff)
         else:
-            n_show = min(max(ns - start, 0), m)
             cards_block(p, unit_board[u], hands, n_show, m, rows, opp_row, coef, raked, ro, v, E[2], gathered,
                         tot, cs_full, run, cs_run, win)
         start += m

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from games.core.engine import terminal_arrays
-from games.core.terminals import card_showdown_evaluator, cards_block
+from games.core.terminals import card_showdown_evaluator, cards_block, terminal_columns
 from games.core.tree import TERMINAL, Game
 from hunl.poker.cards import COMBO_CARDS, COMBO_INDEX, COMBO_LABELS, check_board, format_card
 from hunl.poker.ranges import check_range, parse_range
@@ -347,12 +347,13 @@ class HoldemEndgame(Game):
         show = self.tree.showdown_stake[t] != 0
         arrays = terminal_arrays(self)
         fv = float(arrays[5][t])
-        coef = np.array([[arrays[6][t] if show else (fv if player == 0 else -fv)], [arrays[7][t]]])
-        idx = np.zeros(1, dtype=np.int64)
+        k = terminal_columns(1)  # the terminal in column 0, the rest padding (no payoff)
+        coef = np.zeros((2, k))
+        coef[:, 0] = [arrays[6][t] if show else (fv if player == 0 else -fv), arrays[7][t]]
+        idx = np.zeros(k, dtype=np.int64)
         cards_block(player, int(self.tree.board[t]), np.asarray(self.num_hands, dtype=np.int64), int(show), 1,
-                    idx, idx, coef, bool(coef[1, 0] != 0), ro, v, self.terminal_evaluator()[2], np.zeros((hm, 1)),
-                    np.zeros(1),
-                    np.zeros((52, 1)), np.zeros(1), np.zeros((52, 1)), np.zeros((hm, 1)))
+                    idx, idx, coef, bool(coef[1, 0] != 0), ro, v, self.terminal_evaluator()[2], np.zeros((hm, k)),
+                    np.zeros(k), np.zeros((52, k)), np.zeros(k), np.zeros((52, k)), np.zeros((hm, k)))
         return v[0, :self.num_hands[player]] * self._scale[player, :self.num_hands[player]]
 
     def payoff(self, node: int, hand1: int, hand2: int, player: int = 0) -> float:

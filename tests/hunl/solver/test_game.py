@@ -63,6 +63,56 @@ def test_sorted_showdown_equals_dense_matrices(make):
             np.testing.assert_allclose(g.values(n, p, r), Game.values(dense, n, p, r), rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("n_show, n_fold", [(3, 5), (0, 9), (9, 0), (8, 8), (1, 17), (31, 30)])
+def test_card_evaluator_block_equals_one_terminal_at_a_time(n_show, n_fold):
+    # one call over a block of showdowns and folds in the padded column layout (folds from column padded(n_show),
+    # padding columns without payoff) gives each terminal's values of a call on that terminal alone, and writes
+    # nothing to the padding columns' rows
+    from games.core.engine import terminal_arrays
+    from games.core.terminals import cards_block, padded, terminal_columns
+
+    g = river_spot()
+    t = g.tree
+    shows = [n for n in t.terminal_nodes if t.showdown_stake[n] != 0]
+    folds = [n for n in t.terminal_nodes if t.showdown_stake[n] == 0]
+    terms = [shows[k % len(shows)] for k in range(n_show)] + [folds[k % len(folds)] for k in range(n_fold)]
+    m = len(terms)
+    k = terminal_columns(m)
+    arrays = terminal_arrays(g)
+    hm = g.max_hands
+    rng = np.random.default_rng(n_show * 100 + n_fold)
+    for p in (0, 1):
+        ro = np.zeros((m + 1, hm))
+        ro[:m, :g.num_hands[1 - p]] = rng.random((m, g.num_hands[1 - p]))
+        v = np.full((m + 1, hm), 7.0)  # row m: the padding columns' row, never written
+        rows = np.full(k, m, dtype=np.int64)
+        coef = np.zeros((2, k))
+        fold0 = padded(n_show)
+        for i, n in enumerate(terms):
+            c = i if i < n_show else fold0 + i - n_show
+            rows[c] = i
+            fv = arrays[5][n]
+            coef[0, c] = arrays[6][n] if i < n_show else (fv if p == 0 else -fv)
+        opp_row = np.where(rows == m, 0, rows)
+        cards_block(p, int(t.board[terms[0]]), np.asarray(g.num_hands, dtype=np.int64), n_show, m, rows, opp_row,
+                    coef, False, ro, v, g.terminal_evaluator()[2], np.zeros((hm, k)), np.zeros(k),
+                    np.zeros((52, k)), np.zeros(k), np.zeros((52, k)), np.zeros((hm, k)))
+        hp = g.num_hands[p]
+        for i, n in enumerate(terms):
+            one = g.values(n, p, ro[i, :g.num_hands[1 - p]])
+            np.testing.assert_allclose(v[i, :hp] * g._scale[p, :hp], one, rtol=1e-12, atol=1e-14)
+        assert np.all(v[m] == 7.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_show=st.integers(0, 200), n_fold=st.integers(0, 200))
+def test_terminal_columns_hold_both_padded_groups(n_show, n_fold):
+    from games.core.terminals import LANES, padded, terminal_columns
+
+    need = padded(n_show) + padded(n_fold)
+    assert need <= terminal_columns(n_show + n_fold) and need % LANES == 0
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n_board=st.sampled_from([4, 5]))
 def test_sorted_showdown_on_random_boards_and_ranges(seed, n_board):
