@@ -141,7 +141,7 @@ def _spot_run(path: str, threads: int, schedule: str, compressed: bool, pct: flo
 
     # load (or compile) the kernels on a tiny spot first, so the RSS of the solve below excludes numba's compiler
     tiny = load_spot(SPOTS_DIR / "river_small.toml").game()
-    solve_cfr(tiny, schedule, iterations=2, check_every=2, compressed=compressed, threads=threads)
+    solve_cfr(tiny, schedule, iterations=2, check_every=2, compressed=compressed, threads=threads).strategy
     spot = load_spot(path)
     t0 = time.perf_counter()
     game = spot.game()
