@@ -6,6 +6,7 @@
     python scripts/rule_cards.py betgame                  # the bet game's card and frontier (docs/RULES.md)
     python scripts/rule_cards.py betgame --seeds 0 --no-doc   # one split, a quick look
     python scripts/rule_cards.py hunl --db data/hunl_river_2500 --libratus   # the river card and its frontier
+    python scripts/rule_cards.py streets --libratus   # the turn card with the river card on the river
 
 ``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
 the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
@@ -69,6 +70,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--title", default="HUNL river rule card")
     h.add_argument("--name", default="river", help="card name: docs/cards/<name>.json, blocks card-<name>*")
     h.add_argument("--doc", default=None, help="write the card's blocks into this doc (docs/HUNL.md)")
+    s = sub.add_parser("streets", help="rule cards played together, each street by its own card (docs/HUNL.md)")
+    s.add_argument("--card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
+                   help="a street (flop, turn, river) and its card's JSON; repeat per street (default: the turn "
+                        "card on the turn, the river card on the river)")
+    s.add_argument("--db", default="data/hunl_turn_1000", help="database whose held-out endgames are scored")
+    s.add_argument("--seed", type=int, default=0, help="split seed (the card run's, for its held-out endgames)")
+    s.add_argument("--max-test", type=int, default=100, help="held-out endgames scored")
+    s.add_argument("--workers", type=int, default=None)
+    s.add_argument("--libratus", action="store_true", help="also play them in the four Libratus endgames")
+    s.add_argument("--name", default="turn-river", help="block card-<name> of the doc")
+    s.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
     return p.parse_args(argv)
 
 
@@ -83,6 +95,17 @@ def main(argv=None) -> int:
             card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
             libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))
+    if a.game == "streets":
+        from hunl.distill.street_cards import StreetCardsJob, run_street_cards
+
+        cards = tuple((st, path) for st, path in a.card) if a.card else StreetCardsJob.cards
+        res = run_street_cards(StreetCardsJob(cards=cards, db=a.db, seed=a.seed, max_test=a.max_test,
+                                              workers=a.workers, libratus=a.libratus, name=a.name, doc=a.doc,
+                                              command=command))
+        for name, v in res["held_out"].items():
+            print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
+                  f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out endgames")
+        return 0
     return run_group_cards(GroupCardJob(
         db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,
         max_conditions=a.max_conditions, max_fit_games=a.max_fit_games, jobs=a.jobs, out=a.out, figure=a.figure,

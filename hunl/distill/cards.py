@@ -39,8 +39,8 @@ from rulelearn.rules.growth import GrownTree
 from rulelearn.rules.plain import describe_plain_mix, plain_fractions
 from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
-__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "CardConfig", "CardPolicy", "card_from_tree", "fit_card",
-           "grow_card_tree", "plain_table"]
+__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "CardConfig", "CardPolicy", "StreetCards", "card_from_tree",
+           "fit_card", "grow_card_tree", "plain_table"]
 
 #: The one leaf-table key of a card (all its rules form one table).
 CARD_KEY = "card"
@@ -273,6 +273,59 @@ class CardPolicy:
     def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
         """``(m, 4)`` class distributions of the rules the rows read."""
         return self.table[self.leaf_ids(street, facing, 0, X)[1]]
+
+
+class StreetCards:
+    """Several rule cards played together, each decision by the card of its street: e.g. a turn card on the turn
+    and a river card (learned from river endgames) on the river of a turn endgame.
+
+    A chooser for :func:`hunl.distill.policy.play` (starting ranges, as :class:`CardPolicy`). A street no card is
+    given for is played by the card of the nearest street (the later one on a tie), which reads it with its own
+    nearest street's rules (:meth:`CardPolicy.leaf_ids`).
+
+    Parameters
+    ----------
+    cards : mapping of int to RuleCard
+        ``{street: card}``, streets 3 (flop), 4 (turn) or 5 (river).
+
+    Raises
+    ------
+    ValueError
+        If ``cards`` is empty, a street is not 3, 4 or 5, or a value is not a :class:`RuleCard`.
+
+    Examples
+    --------
+    >>> import json
+    >>> from rulelearn.rules.cards import RuleCard
+    >>> turn, river = (RuleCard.from_dict(json.load(open(f"docs/cards/{n}.json"))) for n in ("turn", "river"))
+    >>> StreetCards({4: turn, 5: river}).name
+    'turn card on the turn, river card on the river'
+    """
+
+    ranges = "start"
+
+    def __init__(self, cards):
+        cards = dict(cards)
+        if not cards:
+            raise ValueError("cards must give at least one card ({street: RuleCard})")
+        for street, card in cards.items():
+            if isinstance(street, bool) or street not in (3, 4, 5):
+                raise ValueError(f"cards: street must be 3 (flop), 4 (turn) or 5 (river), got {street!r}")
+            if not isinstance(card, RuleCard):
+                raise ValueError(f"cards[{street}] must be a RuleCard, got {type(card).__name__}")
+        self.cards = {int(k): cards[k] for k in sorted(cards)}
+        self.policies = {k: CardPolicy(c) for k, c in self.cards.items()}
+        words = {3: "flop", 4: "turn", 5: "river"}
+        self.name = ", ".join(f"{words[k]} card on the {words[k]}" for k in self.cards)
+
+    def policy_for(self, street: int) -> CardPolicy:
+        """The :class:`CardPolicy` that plays ``street``."""
+        k = min(self.policies, key=lambda v: (abs(v - int(street)), -v))
+        return self.policies[k]
+
+    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
+        """``(m, 4)`` class distributions of the rules the rows read, in the card of ``street``."""
+        return self.policy_for(street).class_probs(street, facing, X)
 
 
 def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games, config: CardConfig = CardConfig(),

@@ -150,3 +150,77 @@ def test_run_cards_end_to_end(tmp_path):
     assert run_cards(replace(job, max_test=2)) == 0
     front = json.loads((tmp_path / "out" / "frontier.json").read_text())
     assert "stale" not in front and front["n_test"] == 2 and front["baselines"]
+
+
+# ---------------------------------------------------------------------------------------------- cards by street
+def test_street_cards_play_each_street_with_its_card(setup):
+    from hunl.distill.cards import StreetCards
+
+    games, _, tree, Z, Y, card, policy, _ = setup
+    config = CardConfig(max_leaves=12, n_samples=20_000, min_leaf_share=0.01)
+    other, other_policy, _ = fit_card(tree, 4, Z, Y, games, config, iterations=5, title="HUNL turn rule card")
+    both = StreetCards({5: card, 4: other})
+    assert both.name == "turn card on the turn, river card on the river"
+    X = np.full((4, 23), 0.5)
+    X[:, 7] = [0, 1, 0, 1]
+    for facing in (False, True):
+        assert np.array_equal(both.class_probs(5, facing, X), policy.class_probs(5, facing, X))
+        assert np.array_equal(both.class_probs(4, facing, X), other_policy.class_probs(4, facing, X))
+    # the cards differ, so the street decides: a river endgame is played by the river card alone
+    assert not np.array_equal(policy.class_probs(5, False, X), other_policy.class_probs(5, False, X))
+    np.testing.assert_array_equal(play(games[0], both).probs, play(games[0], policy).probs)
+    # a street without a card: the nearest one's (the later on a tie)
+    assert StreetCards({5: card}).policy_for(3).card is card
+    assert StreetCards({3: other, 5: card}).policy_for(4).card is card
+
+
+@pytest.mark.parametrize("cards, match", [({}, "at least one"), ({6: None}, "street must be 3"),
+                                          ({True: None}, "street must be 3"), ({4: "turn.json"}, "RuleCard")])
+def test_street_cards_reject_bad_input(cards, match):
+    from hunl.distill.cards import StreetCards
+
+    with pytest.raises(ValueError, match=match):
+        StreetCards(cards)
+
+
+def test_load_cards_rejects_bad_streets(setup, tmp_path):
+    from hunl.distill.street_cards import choosers_of, load_cards
+
+    *_, card, _, _ = setup
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(card.to_dict()))
+    with pytest.raises(ValueError, match="flop, turn or river"):
+        load_cards([("preflop", str(path))])
+    with pytest.raises(ValueError, match="given twice"):
+        load_cards([("river", str(path)), ("river", str(path))])
+    cards = load_cards([("turn", str(path)), ("river", str(path))])
+    assert cards[4] == card and cards[5] == card
+    assert list(choosers_of(cards)) == ["turn card alone", "river card alone",
+                                        "turn card on the turn, river card on the river"]
+
+
+def test_run_street_cards_end_to_end(setup, tmp_path):
+    # on river endgames the river card decides every decision: together equals the river card alone, exactly
+    from hunl.distill.family import HoldemRiverFamily
+    from hunl.distill.street_cards import StreetCardsJob, run_street_cards
+    from rulelearn.data.database import SolutionDatabase
+
+    games, _, tree, Z, Y, card, _, _ = setup
+    config = CardConfig(max_leaves=12, n_samples=20_000, min_leaf_share=0.01)
+    other, _, _ = fit_card(tree, 4, Z, Y, games, config, iterations=5, title="HUNL turn rule card")
+    for name, c in (("turn", other), ("river", card)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(c.to_dict()))
+    family = HoldemRiverFamily(max_combos=40, iterations=60, target_pct_pot=1.0)
+    db = SolutionDatabase(tmp_path / "db")
+    db.generate(family, 10, seed=0, workers=1, progress=False, family_params=family.params())
+    doc = tmp_path / "HUNL.md"
+    job = StreetCardsJob(cards=(("turn", str(tmp_path / "turn.json")), ("river", str(tmp_path / "river.json"))),
+                         db=str(tmp_path / "db"), max_test=4, workers=1, doc=str(doc), name="t")
+    res = run_street_cards(job)
+    held = res["held_out"]
+    assert res["n_test"] == 2 and list(held) == ["turn card alone", "river card alone",
+                                                 "turn card on the turn, river card on the river"]
+    together = held["turn card on the turn, river card on the river"]
+    assert together["exploitability_pct_pot"] == held["river card alone"]["exploitability_pct_pot"]
+    assert held["river card alone"]["better_share"] == 0.0
+    assert "<!--block:card-t-->" in doc.read_text()

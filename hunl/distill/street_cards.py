@@ -1,0 +1,168 @@
+"""Rule cards played together, street by street, measured in held-out solved endgames: ``scripts/rule_cards.py
+streets``.
+
+A turn card learned from turn endgames has river sections of its own, learned from the river decisions of those
+endgames. A river card learned from river endgames is another answer for the same decisions. :func:`run_street_cards`
+measures, on the held-out endgames of a database (the split of :func:`hunl.distill.card_experiment.split_endgames`,
+so the same seed gives the held-out endgames of the card run), each card alone and the cards together
+(:class:`hunl.distill.cards.StreetCards`: every decision played by the card of its street), and with ``libratus``
+the same in the four Libratus endgames. Exploitability is NashConv / 2 of the policy played by both players, in %
+of the pot and mbb/g (:func:`hunl.distill.cost.evaluate_policy`); no stored strategy is read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hunl.distill.card_experiment import split_endgames
+from hunl.distill.cards import CardPolicy, StreetCards
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.pipeline import take
+from hunl.distill.policy import play
+from rulelearn.data.database import SolutionDatabase
+from rulelearn.data.executors import make_executor
+from rulelearn.rules.cards import RuleCard
+
+__all__ = ["StreetCardsJob", "run_street_cards"]
+
+_STREETS = {"flop": 3, "turn": 4, "river": 5}
+
+
+@dataclass(frozen=True)
+class StreetCardsJob:
+    """What ``scripts/rule_cards.py streets`` runs (its options).
+
+    ``cards``: ``(street, path)`` pairs, street ``"flop"``, ``"turn"`` or ``"river"``, path a card's JSON
+    (``docs/cards/<name>.json``, :meth:`rulelearn.rules.cards.RuleCard.from_dict`).
+    """
+
+    cards: tuple[tuple[str, str], ...] = (("turn", "docs/cards/turn.json"), ("river", "docs/cards/river.json"))
+    db: str = "data/hunl_turn_1000"
+    seed: int = 0
+    test_fraction: float = 0.2
+    max_test: int = 100
+    workers: int | None = None
+    libratus: bool = False
+    name: str = "turn-river"
+    doc: str | None = None
+    command: str = "python scripts/rule_cards.py streets"
+
+
+def load_cards(pairs) -> dict:
+    """``{street number: RuleCard}`` of ``(street, path)`` pairs.
+
+    Raises
+    ------
+    ValueError
+        If a street is not flop, turn or river, or appears twice; a missing file raises ``FileNotFoundError``.
+    """
+    out = {}
+    for street, path in pairs:
+        if street not in _STREETS:
+            raise ValueError(f"cards: street must be flop, turn or river, got {street!r}")
+        if _STREETS[street] in out:
+            raise ValueError(f"cards: street {street!r} given twice")
+        out[_STREETS[street]] = RuleCard.from_dict(json.loads(Path(path).read_text()))
+    return out
+
+
+def choosers_of(cards: dict) -> dict:
+    """Each card alone (``"<street> card alone"``) and, with two or more, all together (the
+    :class:`StreetCards` name)."""
+    words = {v: k for k, v in _STREETS.items()}
+    out = {f"{words[s]} card alone": CardPolicy(c) for s, c in cards.items()}
+    if len(cards) > 1:
+        together = StreetCards(cards)
+        out[together.name] = together
+    return out
+
+
+def _score_task(family, columns: dict, choosers: dict) -> np.ndarray:
+    """``(games, 2 * policies)``: exploitability in % of the pot, then in mbb/g, of each chooser in each game."""
+    n = len(columns["game_id"])
+    out = np.zeros((n, 2 * len(choosers)))
+    for i in range(n):
+        game = family.game(columns, i)
+        for j, chooser in enumerate(choosers.values()):
+            e = evaluate_policy(game, play(game, chooser))
+            out[i, j], out[i, len(choosers) + j] = e.exploitability_pct_pot, e.exploitability_mbb
+    return out
+
+
+def run_street_cards(job: StreetCardsJob) -> dict:
+    """Run ``job``: held-out (and Libratus) exploitability of each card alone and of the cards together.
+
+    Returns
+    -------
+    dict
+        ``{"held_out": {policy: {"exploitability_pct_pot", "sd", "exploitability_mbb", "better_share"}}, "n_test",
+        "libratus": [...] (with ``libratus``), "seconds"}``; ``better_share`` is the share of held-out endgames
+        in which the cards together are less exploitable than that policy.
+
+    Raises
+    ------
+    ValueError
+        Bad ``cards`` (:func:`load_cards`).
+    """
+    from tqdm.auto import tqdm
+
+    t0 = time.perf_counter()
+    cards = load_cards(job.cards)
+    choosers = choosers_of(cards)
+    db = SolutionDatabase(job.db)
+    family = db.family()
+    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
+    _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+    tasks = [(family, take(cols, test[a:a + 5]), choosers) for a in range(0, test.size, 5)]
+    with make_executor(job.workers, None) as ex, tqdm(total=test.size, unit="endgame", desc="street cards") as bar:
+        parts = []
+        for part in ex.imap_unordered(_score_task, tasks):  # all policies of a game in one row: order free
+            parts.append(part)
+            bar.update(part.shape[0])
+    scores = np.concatenate(parts)
+    names = list(choosers)
+    k = len(names)
+    together = scores[:, k - 1]
+    held = {}
+    for j, name in enumerate(names):
+        x = scores[:, j]
+        held[name] = {"exploitability_pct_pot": float(x.mean()), "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+                      "exploitability_mbb": float(scores[:, k + j].mean()),
+                      "better_share": float(np.mean(together < x)) if j < k - 1 else float("nan")}
+    result = {"held_out": held, "n_test": int(test.size), "db": job.db, "cards": [list(c) for c in job.cards],
+              "command": job.command}
+    if job.libratus:
+        from hunl.distill.experiment import libratus_scores
+
+        result["libratus"] = libratus_scores(None, choosers)
+    result["seconds"] = time.perf_counter() - t0
+    if job.doc:
+        write_street_docs(job, result)
+    return result
+
+
+def write_street_docs(job: StreetCardsJob, result: dict) -> None:
+    """The block ``card-<name>`` of ``job.doc``: held-out and Libratus tables."""
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    rows = [(n, f"{v['exploitability_pct_pot']:.2f} ± {v['sd']:.2f}", f"{v['exploitability_mbb']:,.0f}",
+             "" if np.isnan(v["better_share"]) else f"{100 * v['better_share']:.0f}%")
+            for n, v in result["held_out"].items()]
+    header = ["policy", "held-out exploitability, % pot (mean ± sd)", "mbb/g",
+              "endgames where the cards together are less exploitable"]
+    text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). {result['n_test']} held-out "
+            f"endgames of {result['db']} (the split of the card run: same seed); cards: "
+            + ", ".join(f"{s} `{p}`" for s, p in result["cards"]) + ".\n\n"
+            + markdown_table((header, rows), right=header[1:]))
+    if result.get("libratus"):
+        lr = [(r["endgame"], r["street"], f"{r['pot']:g}", f"{r['dcfr_pct_pot']:.3f}%", name,
+               f"{p['exploitability_pct_pot']:.2f}", f"{p['exploitability_mbb']:,.0f}")
+              for r in result["libratus"] for name, p in r["policies"].items()]
+        text = text.rstrip("\n") + "\n\n" + markdown_table((["endgame", "street", "pot", "DCFR solution", "policy",
+                                          "exploitability, % pot", "mbb/g"], lr), right=())
+    write_blocks(job.doc, {f"card-{job.name}": text}, title="# HUNL\n")
