@@ -199,7 +199,7 @@ def padded(n):  # pragma: no cover - compiled
 def terminal_columns(n_terms: int) -> int:
     """Columns of the card evaluator's work space that :func:`cards_block` needs for up to ``n_terms`` terminals
     in one call, whatever their split into showdowns and folds (each group padded to :data:`LANES`)."""
-    return (n_terms + LANES - 1) // LANES * LANES + LANES
+    return int(padded(n_terms)) + LANES
 
 
 #: Unsigned index type: indexing with it skips numba's negative-index wraparound.

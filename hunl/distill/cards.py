@@ -39,9 +39,11 @@ from rulelearn.rules.growth import GrownTree
 from rulelearn.rules.plain import describe_plain_mix, plain_fractions
 from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
-__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "CardConfig", "CardPolicy", "StreetCards", "card_from_tree",
-           "fit_card", "grow_card_tree", "plain_table"]
+__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "STREET_NAMES", "CardConfig", "CardPolicy", "StreetCards",
+           "card_from_tree", "fit_card", "grow_card_tree", "plain_table"]
 
+#: Street numbers (cards on the board) and their names.
+STREET_NAMES = {3: "flop", 4: "turn", 5: "river"}
 #: The one leaf-table key of a card (all its rules form one table).
 CARD_KEY = "card"
 #: Features a card may test by default (the river's and the turn's deciles; ``equity_uniform`` left out: raw
@@ -309,14 +311,13 @@ class StreetCards:
         if not cards:
             raise ValueError("cards must give at least one card ({street: RuleCard})")
         for street, card in cards.items():
-            if isinstance(street, bool) or street not in (3, 4, 5):
+            if isinstance(street, bool) or street not in STREET_NAMES:
                 raise ValueError(f"cards: street must be 3 (flop), 4 (turn) or 5 (river), got {street!r}")
             if not isinstance(card, RuleCard):
                 raise ValueError(f"cards[{street}] must be a RuleCard, got {type(card).__name__}")
         self.cards = {int(k): cards[k] for k in sorted(cards)}
         self.policies = {k: CardPolicy(c) for k, c in self.cards.items()}
-        words = {3: "flop", 4: "turn", 5: "river"}
-        self.name = ", ".join(f"{words[k]} card on the {words[k]}" for k in self.cards)
+        self.name = ", ".join(f"{STREET_NAMES[k]} card on the {STREET_NAMES[k]}" for k in self.cards)
 
     def policy_for(self, street: int) -> CardPolicy:
         """The :class:`CardPolicy` that plays ``street``."""

@@ -91,20 +91,22 @@ class EndgameScores:
                              f("exploitability_mbb"), f("ev_mbb"), f("reference_pct_pot"))
 
 
-def evaluate_task(family, columns: dict, choosers: dict) -> EndgameScores:
+def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True) -> EndgameScores:
     """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.policy.play`) in every endgame of ``columns`` and
-    score it against the stored solution."""
+    score it against the stored solution; with ``reference`` false the stored solution is not read (``columns``
+    need no ``policy``) and the EV and reference fields are NaN."""
     names = tuple(choosers)
     g = len(columns["game_id"])
     ex = np.zeros((g, len(names)))
     ev = np.zeros((g, len(names)))
     exm = np.zeros((g, len(names)))
     evm = np.zeros((g, len(names)))
-    ref = np.zeros(g)
+    ref = np.full(g, np.nan)
     for i in range(g):
         game = family.game(columns, i)
-        probs = family.policy_array(columns, i, game)
-        ref[i] = evaluate_policy(game, probs).exploitability_pct_pot
+        probs = family.policy_array(columns, i, game) if reference else None
+        if reference:
+            ref[i] = evaluate_policy(game, probs).exploitability_pct_pot
         for j, name in enumerate(names):
             e = evaluate_policy(game, play(game, choosers[name]), probs)
             ex[i, j], ev[i, j], exm[i, j], evm[i, j] = (e.exploitability_pct_pot, e.ev_pct_pot,
@@ -112,10 +114,12 @@ def evaluate_task(family, columns: dict, choosers: dict) -> EndgameScores:
     return EndgameScores(np.asarray(columns["game_id"], dtype=np.int64), names, ex, ev, exm, evm, ref)
 
 
-def score_policies(family, columns: dict, choosers: dict, executor, chunk: int = 10, progress=None) -> EndgameScores:
+def score_policies(family, columns: dict, choosers: dict, executor, chunk: int = 10, progress=None,
+                   reference: bool = True) -> EndgameScores:
     """:func:`evaluate_task` over all endgames of ``columns`` in chunks, on ``executor``."""
     n = len(columns["game_id"])
-    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), choosers) for a in range(0, n, chunk)]
+    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), choosers, reference)
+             for a in range(0, n, chunk)]
     parts = []
     for s in executor.imap_unordered(evaluate_task, tasks):
         parts.append(s)

@@ -19,18 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.distill.card_experiment import split_endgames
-from hunl.distill.cards import CardPolicy, StreetCards
-from hunl.distill.cost import evaluate_policy
-from hunl.distill.pipeline import take
-from hunl.distill.policy import play
+from hunl.distill.card_experiment import _summary, split_endgames
+from hunl.distill.cards import STREET_NAMES, CardPolicy, StreetCards
+from hunl.distill.pipeline import score_policies, take
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import RuleCard
 
 __all__ = ["StreetCardsJob", "run_street_cards"]
 
-_STREETS = {"flop": 3, "turn": 4, "river": 5}
+_STREETS = {name: street for street, name in STREET_NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -74,23 +72,10 @@ def load_cards(pairs) -> dict:
 def choosers_of(cards: dict) -> dict:
     """Each card alone (``"<street> card alone"``) and, with two or more, all together (the
     :class:`StreetCards` name)."""
-    words = {v: k for k, v in _STREETS.items()}
-    out = {f"{words[s]} card alone": CardPolicy(c) for s, c in cards.items()}
+    out = {f"{STREET_NAMES[s]} card alone": CardPolicy(c) for s, c in cards.items()}
     if len(cards) > 1:
         together = StreetCards(cards)
         out[together.name] = together
-    return out
-
-
-def _score_task(family, columns: dict, choosers: dict) -> np.ndarray:
-    """``(games, 2 * policies)``: exploitability in % of the pot, then in mbb/g, of each chooser in each game."""
-    n = len(columns["game_id"])
-    out = np.zeros((n, 2 * len(choosers)))
-    for i in range(n):
-        game = family.game(columns, i)
-        for j, chooser in enumerate(choosers.values()):
-            e = evaluate_policy(game, play(game, chooser))
-            out[i, j], out[i, len(choosers) + j] = e.exploitability_pct_pot, e.exploitability_mbb
     return out
 
 
@@ -118,22 +103,15 @@ def run_street_cards(job: StreetCardsJob) -> dict:
     family = db.family()
     cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
     _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
-    tasks = [(family, take(cols, test[a:a + 5]), choosers) for a in range(0, test.size, 5)]
     with make_executor(job.workers, None) as ex, tqdm(total=test.size, unit="endgame", desc="street cards") as bar:
-        parts = []
-        for part in ex.imap_unordered(_score_task, tasks):  # all policies of a game in one row: order free
-            parts.append(part)
-            bar.update(part.shape[0])
-    scores = np.concatenate(parts)
-    names = list(choosers)
-    k = len(names)
-    together = scores[:, k - 1]
+        scores = score_policies(family, take(cols, test), choosers, ex, chunk=5, progress=bar, reference=False)
+    together = scores.exploitability_pct_pot[:, -1]
     held = {}
-    for j, name in enumerate(names):
-        x = scores[:, j]
-        held[name] = {"exploitability_pct_pot": float(x.mean()), "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
-                      "exploitability_mbb": float(scores[:, k + j].mean()),
-                      "better_share": float(np.mean(together < x)) if j < k - 1 else float("nan")}
+    for j, name in enumerate(scores.policies):
+        s = _summary(scores, name)
+        held[name] = {k: s[k] for k in ("exploitability_pct_pot", "sd", "exploitability_mbb")}
+        held[name]["better_share"] = (float(np.mean(together < scores.exploitability_pct_pot[:, j]))
+                                      if j < len(choosers) - 1 else float("nan"))
     result = {"held_out": held, "n_test": int(test.size), "db": job.db, "cards": [list(c) for c in job.cards],
               "command": job.command}
     if job.libratus:
