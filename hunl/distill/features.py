@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 _CACHE_BOARDS = 16
+_CACHE_FLOPS = 2      # a flop's 2,352 sorted runouts take about 70 MB
 _HISTOGRAM_CHUNK = 16
 
 
@@ -161,25 +162,39 @@ def _equity_batch(order, key, c0, c1, wt, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _river_equities(order, key, c0, c1, wt, uniform, eq, prob):  # pragma: no cover - compiled
-    """Equity of every combo on each of the R river boards against each column of ``wt`` (1326, K) (opponent
-    combos holding the river card drop out), ``eq`` (K, 1326, R), and the river's probability weight ``prob``
-    (K, 1326, R): the compatible opponent weight (the endgame's chance model) or 1 (``uniform``); NaN / 0 where
-    no compatible opponent combo has positive weight. (Rivers last: each combo's distribution is contiguous.)"""
+def _grouped_equities(order, key, c0, c1, group, wt, uniform, eq, prob):  # pragma: no cover - compiled
+    """Equity of every combo on each group of river boards against each column of ``wt`` (1326, K), ``eq``
+    (K, 1326, G): board ``r`` of ``order``, ``key``, ``c0``, ``c1`` (R, m) belongs to group ``group[r]`` (a river
+    card of a turn, or a turn card of a flop), and a group's equity is the sum of its boards' numerators over the
+    sum of their denominators (opponent combos holding a board's cards drop out). ``prob`` (K, 1326, G): the
+    group's probability weight, the summed compatible opponent weight (the endgame's chance model) or 1
+    (``uniform``); NaN / 0 where no compatible opponent combo has positive weight on the group's boards. (Groups
+    last: each combo's distribution is contiguous.)"""
     n_boards, m = order.shape
     k = wt.shape[1]
+    n_groups = eq.shape[2]
     ws, num, den, cnt, card_w, card_n, total, total_n, below = _scratch(m, k)
-    eq[:] = np.nan
-    prob[:] = 0.0
+    s_num = np.zeros((k, 1326, n_groups))
+    s_den = np.zeros((k, 1326, n_groups))
+    s_cnt = np.zeros((k, 1326, n_groups))
     for r in range(n_boards):
         o = order[r]
+        g = group[r]
         _sweep(o, key[r], c0[r], c1[r], wt, True, ws, num, den, cnt, card_w, card_n, total, total_n, below)
         for i in range(m):
             h = o[i]
             for q in range(k):
-                if cnt[i, q] > 0.5:
-                    eq[q, h, r] = min(max(num[i, q] / den[i, q], 0.0), 1.0)
-                    prob[q, h, r] = 1.0 if uniform else max(den[i, q], 0.0)
+                s_num[q, h, g] += num[i, q]
+                s_den[q, h, g] += den[i, q]
+                s_cnt[q, h, g] += cnt[i, q]
+    eq[:] = np.nan
+    prob[:] = 0.0
+    for q in range(k):
+        for h in range(1326):
+            for g in range(n_groups):
+                if s_cnt[q, h, g] > 0.5:
+                    eq[q, h, g] = min(max(s_num[q, h, g] / s_den[q, h, g], 0.0), 1.0)
+                    prob[q, h, g] = 1.0 if uniform else max(s_den[q, h, g], 0.0)
 
 
 @njit(cache=True)
@@ -200,7 +215,7 @@ def _weighted_quantiles(eq, prob, levels, out):  # pragma: no cover - compiled
                 p = prob[q, h, r]
                 if p > 0.0:
                     v = eq[q, h, r]
-                    j = n                              # insertion sort by value (n <= 48)
+                    j = n                              # insertion sort by value (n <= 49)
                     while j > 0 and vals[j - 1] > v:
                         vals[j] = vals[j - 1]
                         ps[j] = ps[j - 1]
@@ -248,14 +263,45 @@ def _make_sorted(order: np.ndarray, key: np.ndarray, live: np.ndarray) -> _Sorte
     return _Sorted(order, key, c0, c1, live)
 
 
-@functools.lru_cache(maxsize=_CACHE_BOARDS)
 def _showdowns(cards: tuple) -> _Sorted:
-    """The river boards of a sorted board tuple (itself on the river, the 48 rivers of a turn), each with its
-    combos sorted by strength; river ``r`` of a turn is ``_rivers(cards)[r]``."""
+    """The river boards of a sorted board tuple, each with its combos sorted by strength: the board itself on the
+    river, the 48 rivers of a turn (river ``r`` is ``_rivers(cards)[r]``), the 2,352 ordered runouts of a flop
+    (turn-major: runout ``48 t + j`` is the turn ``_rivers(cards)[t]`` and the ``j``-th remaining card)."""
+    return _flop_showdowns(cards) if len(cards) == 3 else _board_showdowns(cards)
+
+
+@functools.lru_cache(maxsize=_CACHE_BOARDS)
+def _board_showdowns(cards: tuple) -> _Sorted:
     boards = [cards] if len(cards) == 5 else [cards + (r,) for r in _rivers(cards)]
     sorted_boards = [showdown_order(b) for b in boards]
     return _make_sorted(np.stack([s.order for s in sorted_boards]), np.stack([s.strength for s in sorted_boards]),
                         ~board_conflicts(cards))
+
+
+@functools.lru_cache(maxsize=_CACHE_FLOPS)
+def _flop_showdowns(cards: tuple) -> _Sorted:
+    """Each unordered runout is sorted once and appears twice (as turn t, river r and as turn r, river t)."""
+    rest = _rivers(cards)
+    sorted_pairs = {}
+    order, key = [], []
+    for t in rest:
+        for r in rest:
+            if r == t:
+                continue
+            pair = (min(t, r), max(t, r))
+            if pair not in sorted_pairs:
+                sorted_pairs[pair] = showdown_order(cards + (int(pair[0]), int(pair[1])))
+            order.append(sorted_pairs[pair].order)
+            key.append(sorted_pairs[pair].strength)
+    return _make_sorted(np.stack(order), np.stack(key), ~board_conflicts(cards))
+
+
+def _runout_groups(cards: tuple) -> np.ndarray:
+    """``(R,)`` int64: the next public card's position of each board of ``_showdowns(cards)`` (a turn board's
+    river, a flop board's turn)."""
+    if len(cards) == 4:
+        return np.arange(NUM_CARDS - 4, dtype=np.int64)
+    return np.repeat(np.arange(NUM_CARDS - 3, dtype=np.int64), NUM_CARDS - 4)
 
 
 def _rivers(cards: tuple) -> np.ndarray:
@@ -294,7 +340,7 @@ def _river_hs(cards: tuple) -> np.ndarray:
     sd = _showdowns(cards)
     eq = np.empty((1, NUM_COMBOS, sd.order.shape[0]))
     prob = np.empty_like(eq)
-    _river_equities(*sd.arrays(), np.ones((NUM_COMBOS, 1)), True, eq, prob)
+    _grouped_equities(*sd.arrays(), _runout_groups(cards), np.ones((NUM_COMBOS, 1)), True, eq, prob)
     eq = np.ascontiguousarray(eq[0].T)
     _readonly(eq)
     return eq
@@ -350,7 +396,8 @@ def equity(board, opp_weights) -> np.ndarray:
     Parameters
     ----------
     board : str or sequence of str/int
-        A turn (4 cards) or river (5 cards) board, as :func:`hunl.poker.cards.check_board` accepts.
+        A flop (3 cards), turn (4 cards) or river (5 cards) board, as :func:`hunl.poker.cards.check_board`
+        accepts.
     opp_weights : array_like, float, shape (1326,) or (K, 1326)
         Nonnegative opponent weights per combo (a range or reach probabilities; they need not sum to 1).
         Combos holding a board card are ignored.
@@ -361,18 +408,19 @@ def equity(board, opp_weights) -> np.ndarray:
         ``sum_o w(o) * score(h, o) / sum_o w(o)`` over opponent combos ``o`` sharing no card with ``h`` or the
         board (the weights renormalised after card removal). River: ``score`` is the showdown (1, 1/2, 0).
         Turn: the river card is uniform over the 44 cards on neither the board nor either hand (the endgame's
-        chance model) and ``score`` is the mean showdown over them. NaN for combos holding a board card and for
-        combos that no opponent combo with positive weight can face.
+        chance model) and ``score`` is the mean showdown over them; flop: the same over the 990 (turn, river)
+        runouts of the 45 cards left. NaN for combos holding a board card and for combos that no opponent combo with
+        positive weight can face.
 
     Raises
     ------
     ValueError
-        If ``board`` is not 4 or 5 distinct valid cards; if ``opp_weights`` has the wrong shape, a negative,
+        If ``board`` is not 3 to 5 distinct valid cards; if ``opp_weights`` has the wrong shape, a negative,
         NaN or infinite entry, or a row without positive weight on combos that miss the board.
     TypeError
         If ``board`` or ``opp_weights`` has the wrong type.
     """
-    cards = _board(board)
+    cards = _board(board, 3)
     w, single = _weights(opp_weights, "opp_weights", cards)
     out = _equity(_showdowns(cards), w)
     return out[0] if single else out
@@ -388,7 +436,7 @@ def equity_vs_uniform(board) -> np.ndarray:
     Parameters
     ----------
     board : str or sequence of str/int
-        A turn or river board.
+        A flop, turn or river board.
 
     Returns
     -------
@@ -398,9 +446,9 @@ def equity_vs_uniform(board) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        If ``board`` is not 4 or 5 distinct valid cards.
+        If ``board`` is not 3 to 5 distinct valid cards.
     """
-    return _uniform_equity(_board(board)).copy()
+    return _uniform_equity(_board(board, 3)).copy()
 
 
 def range_percentile(board, own_weights) -> np.ndarray:
@@ -408,14 +456,14 @@ def range_percentile(board, own_weights) -> np.ndarray:
 
     Where a hand ranks inside its own range: 0 for the bottom of the range, 1 for the top. Combos of the range
     that share a card with the hand (or the board) are left out and the rest renormalised. The ranking is
-    the showdown strength on the river and :func:`equity_vs_uniform` on the turn (hands with equal equity
-    against the uniform range tie). Those equities are ratios of integers over one common denominator
-    (44 * 1035 on a turn), so equal values are found exactly.
+    the showdown strength on the river and :func:`equity_vs_uniform` on the turn and flop (hands with equal
+    equity against the uniform range tie). Those equities are ratios of sums of half-integers, exact in float64,
+    so equal values are found exactly.
 
     Parameters
     ----------
     board : str or sequence of str/int
-        A turn or river board.
+        A flop, turn or river board.
     own_weights : array_like, float, shape (1326,) or (K, 1326)
         Nonnegative weights of the player's own range (need not sum to 1); combos holding a board card are
         ignored.
@@ -435,7 +483,7 @@ def range_percentile(board, own_weights) -> np.ndarray:
     TypeError
         If ``board`` or ``own_weights`` has the wrong type.
     """
-    cards = _board(board)
+    cards = _board(board, 3)
     w, single = _weights(own_weights, "own_weights", cards)
     out = _equity(_showdowns(cards) if len(cards) == 5 else _uniform_equity_order(cards), w)
     return out[0] if single else out
@@ -447,12 +495,14 @@ def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilitie
     Bertsimas & Paskov (2022), Section 2.2.1: the equity one round into the future is a histogram over the
     possible public cards, summarised by its deciles. For a turn board and every combo ``h``, each river card
     ``r`` that is neither on the board nor in ``h`` gives the river equity ``e_r(h)`` against the opponent
-    range restricted to combos not holding ``r`` (and compatible with ``h``).
+    range restricted to combos not holding ``r`` (and compatible with ``h``). On a flop board the next card is
+    the turn ``t`` and ``e_t(h)`` is the turn equity on ``board + t`` (:func:`equity`, averaged over the
+    rivers).
 
     Parameters
     ----------
     board : str or sequence of str/int
-        A turn board (4 cards).
+        A flop (3 cards) or turn (4 cards) board.
     opp_weights : array_like, float, shape (1326,) or (K, 1326)
         Nonnegative opponent weights, as :func:`equity`.
     quantiles : int, default 10
@@ -474,25 +524,26 @@ def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilitie
     Raises
     ------
     ValueError
-        If ``board`` is not a valid turn board (a river board has no next card); if ``quantiles`` is not a
+        If ``board`` is not a valid flop or turn board (a river board has no next card); if ``quantiles`` is not a
         positive integer; if ``river_probabilities`` is unknown; ``opp_weights`` as :func:`equity`.
     TypeError
         If an argument has the wrong type.
     """
-    cards = _board(board, 4, 4)
+    cards = _board(board, 3, 4)
     check_int("quantiles", quantiles, 1, strict_type=True)
     if river_probabilities not in ("range", "uniform"):
         raise ValueError(f"river_probabilities must be 'range' or 'uniform', got {river_probabilities!r}")
     w, single = _weights(opp_weights, "opp_weights", cards)
     sd = _showdowns(cards)
+    group = _runout_groups(cards)
     levels = (np.arange(int(quantiles)) + 0.5) / int(quantiles)
     out = np.empty((w.shape[0], NUM_COMBOS, int(quantiles)))
-    eq = np.empty((_HISTOGRAM_CHUNK, NUM_COMBOS, sd.order.shape[0]))
+    eq = np.empty((_HISTOGRAM_CHUNK, NUM_COMBOS, NUM_CARDS - len(cards)))
     prob = np.empty_like(eq)
     for start in range(0, w.shape[0], _HISTOGRAM_CHUNK):            # bounded scratch memory (about 16 MB)
         block = np.ascontiguousarray(w[start:start + _HISTOGRAM_CHUNK].T)
         e, p = eq[:block.shape[1]], prob[:block.shape[1]]
-        _river_equities(*sd.arrays(), block, river_probabilities == "uniform", e, p)
+        _grouped_equities(*sd.arrays(), group, block, river_probabilities == "uniform", e, p)
         _weighted_quantiles(e, p, levels, out[start:start + block.shape[1]])
     return out[0] if single else out
 

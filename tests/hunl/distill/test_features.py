@@ -51,13 +51,15 @@ def _score(board: tuple, h: int, o: int) -> float:
 
 
 def _showdown(board: tuple, h: int, o: int) -> float:
-    """Showdown score of h against o: exact on a river board, mean over the 44 rivers on a turn board."""
+    """Showdown score of h against o: exact on a river board, mean over the 44 rivers on a turn board and over
+    the 990 (turn, river) runouts of the 45 cards left on a flop."""
     if len(board) == 5:
         return _score(board, h, o)
     used = set(board) | _cards(h) | _cards(o)
-    rivers = [r for r in range(52) if r not in used]
-    assert len(rivers) == 44
-    return sum(_score(tuple(sorted(board + (r,))), h, o) for r in rivers) / 44
+    rest = [r for r in range(52) if r not in used]
+    runouts = list(itertools.combinations(rest, 5 - len(board)))
+    assert len(runouts) == (44 if len(board) == 4 else 990)
+    return sum(_score(tuple(sorted(board + r)), h, o) for r in runouts) / len(runouts)
 
 
 def brute_equity(board: tuple, w: np.ndarray, heroes) -> np.ndarray:
@@ -151,6 +153,18 @@ def test_turn_equity_matches_brute_force(seed, n_opp):
     np.testing.assert_allclose(got[heroes], brute_equity(board, w, heroes), atol=TOL, equal_nan=True)
 
 
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_opp=st.sampled_from([1, 3]))
+def test_flop_equity_matches_brute_force(seed, n_opp):
+    """On a flop every (turn, river) runout of the 45 cards on neither the board nor either hand is equally
+    likely (the chance model of a flop endgame)."""
+    board, w, heroes, _ = random_case(seed, 3, n_opp, n_heroes=4)
+    w = _with_live_weight(board, w)
+    got = equity(board, w)
+    np.testing.assert_allclose(got[heroes], brute_equity(board, w, heroes), atol=TOL, equal_nan=True)
+    assert np.all(np.isnan(got[board_conflicts(board)]))
+
+
 def test_nan_exactly_where_no_opponent_weight_remains():
     board = "AsKsQsJs2h"
     w = np.zeros(NUM_COMBOS)
@@ -226,7 +240,7 @@ def test_river_strongest_hands_win_unless_a_compatible_hand_ties(board):
 
 # ------------------------------------------------------------------------------------------- range percentile
 @settings(max_examples=4, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_board=st.sampled_from([4, 5]))
+@given(seed=st.integers(0, 2**32 - 1), n_board=st.sampled_from([3, 4, 5]))
 def test_range_percentile_matches_brute_force(seed, n_board):
     board, w, heroes, _ = random_case(seed, n_board)
     w = _with_live_weight(board, w)
@@ -294,6 +308,48 @@ def test_equity_histogram_matches_brute_force(seed, n_opp, mode, q):
         if mode == "range":      # the river-weighted mean of the distribution is the turn equity
             mean = np.dot(values, probs) / np.sum(probs)
             np.testing.assert_allclose(mean, equity(board, w)[h], atol=TOL)
+
+
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), mode=st.sampled_from(["range", "uniform"]))
+def test_flop_equity_histogram_is_over_the_turn_cards(seed, mode):
+    """On a flop the next card is the turn: the atoms are the turn equities (equity on board + t against the
+    range without t), weighted by the compatible opponent weight (or 1); their weighted mean is the flop
+    equity."""
+    board, w, heroes, _ = random_case(seed, 3, 40, n_heroes=6)
+    w = _with_live_weight(board, w)
+    got = equity_histogram(board, w, quantiles=10, river_probabilities=mode)
+    flop_equity = equity(board, w)
+    for h in heroes:
+        if _cards(h) & set(board):
+            assert np.all(np.isnan(got[h]))
+            continue
+        values, probs = [], []
+        for t in range(52):
+            if t in board or t in _cards(h):
+                continue
+            wt = w.copy()
+            wt[CARD_COMBOS[t]] = 0.0
+            den = sum(wt[o] for o in np.flatnonzero(wt > 0) if not _cards(o) & (set(board) | _cards(h)))
+            if den > 0:
+                values.append(equity(board + (t,), _with_live_weight(board + (t,), wt))[h])
+                probs.append(den if mode == "range" else 1.0)
+        if not values:
+            assert np.all(np.isnan(got[h]))
+            continue
+        np.testing.assert_allclose(got[h], brute_inverted_cdf(values, probs, 10), atol=TOL)
+        if mode == "range":
+            np.testing.assert_allclose(np.dot(values, probs) / np.sum(probs), flop_equity[h], atol=TOL)
+
+
+def test_flop_equity_vs_uniform_ties_are_exact():
+    """Suit-isomorphic hands get bit-identical equities on a flop (range_percentile relies on it): on a
+    monotone spade flop hearts, diamonds and clubs are interchangeable."""
+    ev = equity_vs_uniform("Ks7s2s")
+    assert ev[combo_index("Ah", "Ad")] == ev[combo_index("Ad", "Ac")] == ev[combo_index("Ah", "Ac")]
+    assert ev[combo_index("Qh", "Jh")] == ev[combo_index("Qd", "Jd")] == ev[combo_index("Qc", "Jc")]
+    assert ev[combo_index("Qh", "Jd")] == ev[combo_index("Qc", "Jh")]
+    assert ev[combo_index("As", "Ah")] != ev[combo_index("Ah", "Ad")]          # the flush draw counts
 
 
 def test_equity_histogram_quantiles_agree_with_numpy_inverted_cdf():
@@ -389,16 +445,18 @@ def test_bad_weights_raise_naming_the_parameter(fn):
 
 @pytest.mark.parametrize("fn", [equity, range_percentile])
 def test_bad_board_raises(fn):
-    for bad in ["Ks7d2c", "Ks7d2c4h9s3c", "KsKs2c4h", "Xx7d2c4h"]:
+    for bad in ["Ks7d", "Ks7d2c4h9s3c", "KsKs2c4h", "Xx7d2c4h"]:
         with pytest.raises(ValueError, match="board"):
             fn(bad, np.ones(NUM_COMBOS))
-    for f in (equity_vs_uniform, ehs, ehs2):
+    with pytest.raises(ValueError, match="board"):
+        equity_vs_uniform("Ks7d")
+    for f in (ehs, ehs2):
         with pytest.raises(ValueError, match="board"):
             f("Ks7d2c")
 
 
 def test_histogram_rejects_river_board_and_bad_quantiles():
-    with pytest.raises(ValueError, match="board must have 4 cards"):
+    with pytest.raises(ValueError, match="board must have 3 to 4 cards"):
         equity_histogram("Ks7d2c4h9s", np.ones(NUM_COMBOS))
     with pytest.raises(ValueError, match="board must have 4 cards"):
         river_hand_strengths("Ks7d2c4h9s")
