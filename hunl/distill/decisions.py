@@ -32,9 +32,9 @@ features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf 
     Share of the player's own range holding a strong hand (the nut advantage, with ``opp_strong``).
 ``range_equity``
     Mean equity of the player's own range against the opponent's (the range advantage; 0.5 = even).
-``decile_1`` ... ``decile_10`` (turn only)
-    Deciles of ``h``'s equity histogram over the river cards against the opponent's range (Bertsimas & Paskov
-    2022, Section 2.2).
+``decile_1`` ... ``decile_10`` (turn and flop)
+    Deciles of ``h``'s equity histogram over the next card (the river on the turn, the turn on the flop) against
+    the opponent's range (Bertsimas & Paskov 2022, Section 2.2).
 
 The range features are computed against one of two pairs of ranges (``ranges=``): the ranges at ``n``
 (``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled policy
@@ -66,9 +66,9 @@ TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
 
 
 def feature_names(street: int) -> tuple[str, ...]:
-    """The feature names of a decision on ``street`` (4 turn, 5 river)."""
-    if street not in (4, 5):
-        raise ValueError(f"street must be 4 (turn) or 5 (river), got {street!r}")
+    """The feature names of a decision on ``street`` (3 flop, 4 turn, 5 river): the flop has the turn's."""
+    if street not in (3, 4, 5):
+        raise ValueError(f"street must be 3 (flop), 4 (turn) or 5 (river), got {street!r}")
     return RIVER_FEATURES if street == 5 else TURN_FEATURES
 
 
@@ -84,7 +84,7 @@ class DecisionContext:
     nodes : numpy.ndarray of int64, shape ``(D,)``
         Decision nodes, breadth-first.
     player, street, facing : numpy.ndarray, shape ``(D,)``
-        Acting player (0/1), board size (4/5), whether the player faces a bet.
+        Acting player (0/1), board size (3/4/5), whether the player faces a bet.
     public : numpy.ndarray of float64, shape ``(D, 5)``
         ``facing_bet, spr, opp_bets, opp_bets_prev, in_position`` of each decision node.
     edge_class : numpy.ndarray of int8, shape ``(N,)``
@@ -108,16 +108,21 @@ class DecisionContext:
         spr = behind / (pot + to_call)
         # bets and raises per (node, player, street) along the path
         n = t.n_nodes
-        bets = np.zeros((n, 2, 2), dtype=np.int64)  # [node, player, street 0=turn 1=river]
-        for k in range(1, n):
+        bets = np.zeros((n, 2, 3), dtype=np.int64)  # [node, player, street 0=flop 1=turn 2=river]
+        acting = t.kind[np.maximum(t.parent, 0)] == DECISION
+        raising = np.array([a.startswith(("bet ", "raise", "all-in")) for a in t.action]) & acting
+        raising[0] = False
+        for k in np.flatnonzero(raising):
             par = int(t.parent[k])
-            bets[k] = bets[par]
-            if t.kind[par] == DECISION and t.action[k].startswith(("bet ", "raise", "all-in")):
-                bets[k, int(t.player[par]), int(b.street[par]) - 4] += 1
+            bets[k, int(t.player[par]), int(b.street[par]) - 3] = 1
+        for d in range(1, int(t.depth.max()) + 1):         # cumulative along the path, a depth at a time
+            kk = np.flatnonzero(t.depth == d)
+            bets[kk] += bets[t.parent[kk]]
         opp = 1 - self.player
-        s = self.street - 4
+        s = self.street - 3
+        first = int(self.street.min()) - 3 if self.street.size else 0   # the endgame's first street
         opp_bets = bets[self.nodes, opp, s]
-        opp_prev = np.where(s == 1, bets[self.nodes, opp, 0], 0)
+        opp_prev = np.where(s > first, bets[self.nodes, opp, np.maximum(s - 1, 0)], 0)
         self.public = np.column_stack([facing_bet, spr, opp_bets, opp_prev, self.player.astype(float)])
 
     @cached_property
@@ -246,7 +251,7 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         mass = np.where(np.isnan(eq), 0.0, own_w).sum(axis=1)
         req = np.where(mass > 0, eqw.sum(axis=1) / np.where(mass > 0, mass, 1.0), np.nan)
         cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
-        if len(board) == 4:
+        if len(board) < 5:
             dec_u = np.full((opp_u.shape[0], hp.size, 10), np.nan)
             for r in np.flatnonzero(ok_u):
                 dec_u[r] = F.equity_histogram(board, opp_u[r], quantiles=10)[hp]

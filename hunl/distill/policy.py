@@ -35,7 +35,7 @@ from hunl.distill.decisions import (
     reach_probabilities,
 )
 
-__all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "concat_rows",
+__all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "play_all", "concat_rows",
            "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
@@ -115,7 +115,8 @@ def tree_key_name(key) -> str:
     position), not facing a bet"``)."""
     street, facing, player = key
     who = "player 1 (out of position)" if player == 0 else "player 2 (in position)"
-    return f"{'river' if street == 5 else 'turn'}, {who}, {'facing a bet' if facing else 'not facing a bet'}"
+    name = {3: "flop", 4: "turn", 5: "river"}[street]
+    return f"{name}, {who}, {'facing a bet' if facing else 'not facing a bet'}"
 
 
 class DistilledPolicy(BaseEstimator):
@@ -404,18 +405,97 @@ def play(game, chooser) -> Policy:
         Decision nodes are visited by depth; at each, the features of every hand are computed against the
         ranges the policy itself induces (:func:`hunl.distill.decisions.node_features`), the chooser gives class
         distributions and :func:`hunl.distill.actions.classes_to_actions` maps them onto the node's actions. Hands that
-        cannot hold on the node's board (they share the river card) play uniformly (never reached).
+        cannot hold on the node's board (they share the river card) play uniformly (never reached). A chooser
+        whose ``ranges`` is ``"start"`` reads the endgame's starting ranges (:func:`play_all`).
     """
+    return play_all(game, {"policy": chooser})["policy"]
+
+
+def play_all(game, choosers: dict, chunk: int = 4096) -> dict:
+    """:func:`play` for several choosers (``{name: chooser}``), sharing the features where they can be shared.
+
+    Choosers that read the endgame's starting ranges (``ranges = "start"``) or play uniformly do not depend on
+    their own earlier actions, so their features are computed once, for a chunk of ``chunk`` decision nodes
+    at a time (grouped by board: the range features of a board are computed once), and every such chooser reads
+    them; a chooser of ``"node"`` ranges is played depth by depth on its own (:func:`play`).
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    choosers : dict of str to chooser
+    chunk : int, default 4096
+        Decision nodes per feature batch (bounds the feature memory: ``chunk * hands * 23`` floats).
+
+    Returns
+    -------
+    dict of str to games.core.Policy
+        In the order of ``choosers``.
+    """
+    out = {}
+    shared = {n: c for n, c in choosers.items()
+              if getattr(c, "uniform_actions", False) or getattr(c, "ranges", "node") == "start"}
+    policies = dict(_play_start(game, shared, chunk)) if shared else {}
+    for name, c in choosers.items():
+        out[name] = policies[name] if name in shared else _play_node(game, c)
+    return out
+
+
+def _base_probs(game) -> np.ndarray:
     t = game.tree
-    ctx = DecisionContext(game)
     probs = np.zeros((t.n_nodes, game.max_hands))
     probs[0] = 1.0
     nondec = t.kind[t.parent[1:]] != DECISION
     probs[1:][nondec] = 1.0
+    return probs
+
+
+def _play_start(game, choosers: dict, chunk: int):
+    t = game.tree
+    ctx = DecisionContext(game)
+    probs = {n: _base_probs(game) for n in choosers}
+    uniform = {n for n, c in choosers.items() if getattr(c, "uniform_actions", False)}
+    for name in uniform:
+        for k, n in enumerate(ctx.nodes):
+            kids = t.children(int(n))
+            probs[name][kids.start:kids.stop, :game.num_hands[int(ctx.player[k])]] = 1.0 / len(kids)
+    readers = {n: c for n, c in choosers.items() if n not in uniform}
+    if readers:
+        ones = np.broadcast_to(np.ones((2, 1, game.max_hands)), (2, t.n_nodes, game.max_hands))
+        order = np.argsort(ctx.boards, kind="stable")
+        for a in range(0, order.size, chunk):
+            which = order[a:a + chunk]
+            feats = node_features(game, ctx, which, ones)
+            ok = [~np.isnan(X[:, 0]) for X in feats]
+            groups: dict[tuple, list[int]] = {}
+            for i, k in enumerate(which):
+                groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k])), []).append(i)
+            for (street, facing), members in groups.items():
+                X = np.concatenate([feats[i][ok[i]] for i in members])
+                sizes = np.cumsum([0] + [int(ok[i].sum()) for i in members])
+                for name, c in readers.items():
+                    cp = c.class_probs(street, facing, X) if X.shape[0] else np.zeros((0, N_CLASSES))
+                    for j, i in enumerate(members):
+                        k = which[i]
+                        n = int(ctx.nodes[k])
+                        hp = game.num_hands[int(ctx.player[k])]
+                        kids = t.children(n)
+                        act = np.full((hp, len(kids)), 1.0 / len(kids))
+                        if sizes[j + 1] > sizes[j]:
+                            member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
+                            act[ok[i]] = classes_to_actions(cp[sizes[j]:sizes[j + 1]], member)
+                        probs[name][kids.start:kids.stop, :hp] = act.T
+    for name in choosers:
+        yield name, Policy(game, probs.pop(name))
+
+
+def _play_node(game, chooser) -> Policy:
+    """One chooser of ``"node"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions above)."""
+    t = game.tree
+    ctx = DecisionContext(game)
+    probs = _base_probs(game)
     reach = np.ones((2, t.n_nodes, game.max_hands))
     depth = t.depth
     dec_depth = depth[ctx.nodes]
-    uniform = bool(getattr(chooser, "uniform_actions", False))
     mode = getattr(chooser, "ranges", "node")
     for d in range(int(depth.max()) + 1):
         if d > 0:
@@ -424,7 +504,7 @@ def play(game, chooser) -> Policy:
         which = np.flatnonzero(dec_depth == d)
         if which.size == 0:
             continue
-        feats = None if uniform else node_features(game, ctx, which, _feature_reach(reach, mode))
+        feats = node_features(game, ctx, which, _feature_reach(reach, mode))
         for i, k in enumerate(which):
             n = int(ctx.nodes[k])
             p = int(ctx.player[k])
@@ -432,12 +512,10 @@ def play(game, chooser) -> Policy:
             kids = t.children(n)
             member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
             act = np.full((hp, len(kids)), 1.0 / len(kids))
-            if not uniform:
-                X = feats[i]
-                ok = ~np.isnan(X[:, 0])
-                if ok.any():
-                    cp = chooser.class_probs(int(ctx.street[k]), bool(ctx.facing[k]), X[ok])
-                    act[ok] = classes_to_actions(cp, member)
+            X = feats[i]
+            ok = ~np.isnan(X[:, 0])
+            if ok.any():
+                cp = chooser.class_probs(int(ctx.street[k]), bool(ctx.facing[k]), X[ok])
+                act[ok] = classes_to_actions(cp, member)
             probs[kids.start:kids.stop, :hp] = act.T
     return Policy(game, probs)
-

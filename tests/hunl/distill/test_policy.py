@@ -20,7 +20,15 @@ from hunl.distill.decisions import (
     node_features,
     reach_probabilities,
 )
-from hunl.distill.policy import CheckCall, DistilledPolicy, EquityThreshold, UniformRandom, play
+from hunl.distill.policy import (
+    CheckCall,
+    DistilledPolicy,
+    EquityThreshold,
+    UniformRandom,
+    _play_node,
+    play,
+    play_all,
+)
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.solve import solve_endgame
 from hunl.solver.tree import BetSizes
@@ -175,6 +183,58 @@ def test_play_uses_the_ranges_its_own_policy_induces(river):
     want = np.concatenate([f[~np.isnan(f[:, 0])] for f in feats])
     assert seen.shape == want.shape
     assert np.allclose(np.sort(seen, axis=0), np.sort(want, axis=0), equal_nan=True)
+
+
+class _StartChooser:
+    """A chooser of starting ranges whose classes depend on every feature (so a misplaced row shows)."""
+
+    ranges = "start"
+
+    def class_probs(self, street, facing, X):
+        z = np.nan_to_num(np.asarray(X, dtype=np.float64))
+        a = np.abs(np.sin((z * np.arange(1, z.shape[1] + 1)).sum(axis=1) + street + 3 * facing))
+        p = np.column_stack([a, 1 - a, 0.5 * a * (1 - a), np.full(a.shape, 0.1)])
+        return p / p.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("chunk", [7, 4096])
+def test_play_all_shares_features_and_equals_depth_by_depth_play(turn, chunk):
+    """The shared-feature pass over chunks of nodes (grouped by board) plays exactly what the depth-by-depth
+    pass plays, for starting-range choosers, uniform ones and node-range ones alike."""
+    g, _ = turn
+    choosers = {"start": _StartChooser(), "uniform": UniformRandom(), "check/call": CheckCall()}
+    got = play_all(g, choosers, chunk=chunk)
+    assert list(got) == list(choosers)
+    for name, c in choosers.items():
+        want = play(g, c) if name == "uniform" else _play_node(g, c)
+        np.testing.assert_array_equal(got[name].probs, want.probs)
+    np.testing.assert_array_equal(play(g, choosers["start"]).probs, got["start"].probs)
+
+
+def test_flop_endgame_decisions_have_three_streets():
+    """A flop endgame: flop decisions read the turn's features (deciles over the turn card) and count the
+    opponent's bets on the previous street of the endgame."""
+    g = HoldemEndgame("Ks7d2c", ["KK,99,AQs", "AA,77,T8s"], pot=100, stack=150,
+                      bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0)
+    ctx = DecisionContext(g)
+    assert set(ctx.street.tolist()) == {3, 4, 5}
+    assert np.all(ctx.public[ctx.street == 3, 3] == 0)            # no street before the flop
+    t = g.tree
+    for k in np.flatnonzero(ctx.street == 4)[:50]:                  # the turn counts the flop's bets
+        n, opp = int(ctx.nodes[k]), 1 - int(ctx.player[k])
+        path, m = [], n
+        while m > 0:
+            path.append(m)
+            m = int(t.parent[m])
+        flop_bets = sum(1 for m in path if t.kind[t.parent[m]] == DECISION and int(t.player[t.parent[m]]) == opp
+                        and g.betting.street[t.parent[m]] == 3 and t.action[m].startswith(("bet", "raise", "all-in")))
+        assert ctx.public[k, 3] == flop_bets
+    pol = play(g, _StartChooser())
+    Policy(g, pol.probs)                                            # a valid behaviour policy
+    flop = np.flatnonzero(ctx.street == 3)
+    feats = node_features(g, ctx, flop, np.ones((2, t.n_nodes, g.max_hands)))
+    assert feats[0].shape[1] == len(TURN_FEATURES)
+    assert np.isfinite(feats[0][~np.isnan(feats[0][:, 0])]).all()   # deciles defined on the flop
 
 
 def test_baselines_play_what_they_say(river):
