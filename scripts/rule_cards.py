@@ -7,6 +7,7 @@
     python scripts/rule_cards.py betgame --seeds 0 --no-doc   # one split, a quick look
     python scripts/rule_cards.py hunl --db data/hunl_river_2500 --libratus   # the river card and its frontier
     python scripts/rule_cards.py streets --libratus   # the turn card with the river card on the river
+    python scripts/rule_cards.py flop --doc docs/HUNL.md   # flop cards inside solved flop endgames
 
 ``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
 the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
@@ -81,6 +82,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     s.add_argument("--libratus", action="store_true", help="also play them in the four Libratus endgames")
     s.add_argument("--name", default="turn-river", help="block card-<name> of the doc")
     s.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
+    f = sub.add_parser("flop", help="flop cards, and the turn and river cards, inside solved flop endgames "
+                                    "(docs/HUNL.md)")
+    f.add_argument("--turn-card", default="docs/cards/turn.json")
+    f.add_argument("--river-card", default="docs/cards/river.json")
+    f.add_argument("--out", default="data/cards/flop", help="per-endgame results (a killed run resumes)")
+    f.add_argument("--train", type=int, default=60, help="training flop endgames")
+    f.add_argument("--test", type=int, default=30, help="held-out flop endgames")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--max-combos", type=int, default=100, help="largest range, combos")
+    f.add_argument("--target", type=float, default=0.5, help="DCFR target, %% of the pot")
+    f.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16], help="rules of the flop cards")
+    f.add_argument("--card-rules", type=int, default=16, help="the flop card printed")
+    f.add_argument("--workers", type=int, default=1)
+    f.add_argument("--doc", default=None, help="write the blocks card-flop* into this doc (docs/HUNL.md)")
     return p.parse_args(argv)
 
 
@@ -105,6 +120,17 @@ def main(argv=None) -> int:
         for name, v in res["held_out"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
                   f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out endgames")
+        return 0
+    if a.game == "flop":
+        from hunl.distill.flop_cards import FlopJob, run_flop_cards
+
+        res = run_flop_cards(FlopJob(
+            turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test, seed=a.seed,
+            max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
+            workers=a.workers, doc=a.doc, command=command))
+        for name, v in res["policies"].items():
+            print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
+                  f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out flop endgames")
         return 0
     return run_group_cards(GroupCardJob(
         db=a.db, games=a.games, seeds=tuple(a.seeds), max_leaves=a.max_leaves, card_leaves=a.card_leaves,

@@ -21,6 +21,8 @@ the node lacks moves to the nearest class the node has (the more passive one on 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from games.core.tree import DECISION
@@ -90,7 +92,14 @@ def class_matrix(betting, node: int, classes: np.ndarray | None = None) -> np.nd
 
 def class_routing(member: np.ndarray) -> np.ndarray:
     """``(4, n_actions)``: where each class's probability goes on a node whose actions have classes ``member``
-    (evenly over the actions of the class, or to the nearest class the node has; see the module docstring)."""
+    (evenly over the actions of the class, or to the nearest class the node has; see the module docstring).
+    Read-only, cached per pattern of classes (a tree has a handful)."""
+    return _routing(tuple(int(c) for c in member))
+
+
+@functools.lru_cache(maxsize=256)
+def _routing(member: tuple) -> np.ndarray:
+    member = np.asarray(member, dtype=np.int64)
     present = np.zeros(N_CLASSES, dtype=bool)
     present[member] = True
     avail = np.flatnonzero(present)
@@ -99,6 +108,7 @@ def class_routing(member: np.ndarray) -> np.ndarray:
         target = avail[np.argmin(np.abs(avail - c) * 2 + (avail > c))]  # nearest; the lower one on a tie
         cols = np.flatnonzero(member == target)
         route[c, cols] = 1.0 / cols.size
+    route.setflags(write=False)
     return route
 
 

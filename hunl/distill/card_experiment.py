@@ -31,7 +31,7 @@ import numpy as np
 from hunl.distill.cards import CardConfig, CardPolicy, fit_card, grow_card_tree
 from hunl.distill.decisions import DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
-from hunl.distill.pipeline import BASELINES, collect_rows, score_policies, take
+from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
 from hunl.distill.policy import DistilledPolicy, concat_rows
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.data.executors import make_executor
@@ -332,10 +332,16 @@ def _notes() -> tuple[str, ...]:
 def _others(job: CardJob, data: _Data, ex, games, workers: int, out: Path) -> dict:
     """Baselines and depth-limited trees with optimal leaves (cached)."""
     cache = out / "others.json"
-    if cache.exists():
-        return json.loads(cache.read_text())
+    old = json.loads(cache.read_text()) if cache.exists() else None
+    if old is not None and old.get("baselines_version") == BASELINES_VERSION:
+        return old
     choosers = dict(BASELINES)
     depth = {}
+    if old is not None:                                 # the trees stay valid: only the baselines are re-measured
+        scores, _ = data.score(choosers, ex)
+        old.update(baselines={n: _summary(scores, n) for n in BASELINES}, baselines_version=BASELINES_VERSION)
+        cache.write_text(json.dumps(old))
+        return old
     for d in job.depths:
         m = DistilledPolicy(max_depth=d, n_samples=job.samples, random_state=job.seed).fit(data.rows)
         res = optimise_leaves(m, games, iterations=job.leaf_iterations, workers=workers, progress=True)
@@ -345,7 +351,7 @@ def _others(job: CardJob, data: _Data, ex, games, workers: int, out: Path) -> di
     res = {"baselines": {n: _summary(scores, n) for n in BASELINES},
            "trees": [{"depth": d, "n_rules": depth[d][0], "n_conditions": depth[d][1],
                       **_summary(scores, f"depth {d}, optimal leaves")} for d in job.depths],
-           "dcfr_pct_pot": float(scores.reference_pct_pot.mean())}
+           "dcfr_pct_pot": float(scores.reference_pct_pot.mean()), "baselines_version": BASELINES_VERSION}
     cache.write_text(json.dumps(res))
     return res
 

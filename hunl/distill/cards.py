@@ -28,6 +28,7 @@ from hunl.distill.decisions import TURN_FEATURES, DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.quantities import (
     CARD_FEATURES,
+    FLOP_QUANTITIES,
     QUANTITIES,
     SECTION_FEATURES,
     design_matrix,
@@ -200,8 +201,8 @@ def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, c
         rules = [r for _, r in ranked]
         leaf_order += [int(k) for k, _ in ranked]
         sconds = []
-        if sec[0] is not None:
-            sconds.append(CardCondition("street", "<=" if sec[0] == 4 else ">", 4.5))
+        if sec[0] is not None:          # flop <= 3.5, turn <= 4.5, river > 4.5
+            sconds.append(CardCondition("street", ">" if sec[0] == 5 else "<=", 4.5 if sec[0] >= 4 else 3.5))
         if sec[1] is not None:
             sconds.append(CardCondition("in_position", "<=" if sec[1] == 0 else ">", 0.5))
         if sec[2] is not None:
@@ -212,7 +213,8 @@ def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, c
         sorted({s[0] for s in sections if s[0] is not None})
     meta = dict(meta or {}, streets=streets or [4, 5], leaf_order=leaf_order,
                 leaf_nodes=[int(leaves[k]) for k in leaf_order])
-    return RuleCard(title, tuple(out), QUANTITIES, cost, tuple(notes), meta)
+    return RuleCard(title, tuple(out), FLOP_QUANTITIES if meta["streets"] == [3] else QUANTITIES, cost,
+                    tuple(notes), meta)
 
 
 class CardPolicy:
@@ -343,7 +345,8 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
         Training endgames of the CFR-BR leaf optimisation.
     config : CardConfig
     iterations : int, default 200
-        CFR-BR iterations.
+        CFR-BR iterations; 0 keeps the equilibrium's mean strategy in each rule (no optimisation: for endgames
+        too large to optimise over, e.g. flop endgames; ``games`` is then unused).
     workers : int, default 1
     title : str
     progress : bool, default False
@@ -368,15 +371,19 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     streets = sorted({int(v) for v in np.unique(Z[:, -1])})
     provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
-    policy = CardPolicy(provisional)
-    res = optimise_leaves(policy, games, iterations=iterations, log_every=max(1, iterations // 10),
-                          workers=workers, progress=progress)
-    tuned = np.empty_like(res.tables[CARD_KEY])
-    tuned[order] = res.tables[CARD_KEY]  # leaf order
+    if iterations > 0:
+        res = optimise_leaves(CardPolicy(provisional), games, iterations=iterations,
+                              log_every=max(1, iterations // 10), workers=workers, progress=progress)
+        tuned = np.empty_like(res.tables[CARD_KEY])
+        tuned[order] = res.tables[CARD_KEY]  # leaf order
+        log = {"iterations": res.log_iterations.tolist(),
+               "exact_train_pct_pot": res.log_exploitability_pct_pot.tolist()}
+    else:                               # no leaf optimisation: the equilibrium's mean strategy in each rule
+        tuned = means
+        log = {"iterations": [], "exact_train_pct_pot": []}
     used = (masks.astype(np.float64) @ Y) > 1e-4 * masks.sum(axis=1, keepdims=True)
     plain = plain_table(_fold_unused(tuned, used), config.plain_tolerance)
     card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets)
-    log = {"iterations": res.log_iterations.tolist(), "exact_train_pct_pot": res.log_exploitability_pct_pot.tolist()}
     return card, CardPolicy(card), log
 
 

@@ -323,7 +323,8 @@ class DecisionRows:
     stake: np.ndarray
 
 
-def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str = "start") -> DecisionRows:
+def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str = "start",
+                  streets=None) -> DecisionRows:
     """Every decision of an endgame played with the edge-layout policy ``probs`` as feature/strategy rows.
 
     Parameters
@@ -336,6 +337,8 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str 
     ranges : {"start", "node"}, default "start"
         Range features against the endgame's starting ranges, or against the ranges at each node (Bayes' rule on
         ``probs``); see the module docstring.
+    streets : sequence of int, optional
+        Only the decisions on these streets (3 flop, 4 turn, 5 river); default all.
 
     Returns
     -------
@@ -348,15 +351,17 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str 
     """
     ctx = DecisionContext(game)
     reach = reach_probabilities(game, probs)
-    feats = node_features(game, ctx, np.arange(ctx.nodes.size), _feature_reach(reach, ranges))
+    sel = np.arange(ctx.nodes.size) if streets is None else np.flatnonzero(np.isin(ctx.street, list(streets)))
+    feats = node_features(game, ctx, sel, _feature_reach(reach, ranges))
     t = game.tree
     prior = game.prior
     stake = (game.betting.pot[ctx.nodes] + game.betting.to_call[ctx.nodes]) / game.pot
     parts = []
-    for k, n in enumerate(ctx.nodes):
+    for i, k in enumerate(sel):
+        n = ctx.nodes[k]
         p = int(ctx.player[k])
         hp = game.num_hands[p]
-        X = feats[k]
+        X = feats[i]
         kids = t.children(int(n))
         member = ctx.edge_class[kids.start:kids.stop]
         Y = np.zeros((hp, N_CLASSES))

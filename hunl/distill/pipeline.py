@@ -15,11 +15,14 @@ from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.policy import CheckCall, EquityThreshold, UniformRandom, concat_rows, play, thin_rows
 
-__all__ = ["BASELINES", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
+__all__ = ["BASELINES", "BASELINES_VERSION", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
 
 #: The baselines every distilled policy is compared with.
 BASELINES = {"uniform random": UniformRandom(), "always check/call": CheckCall(),
              "equity threshold": EquityThreshold()}
+#: Version of the baselines' play, kept beside cached baseline scores (2: check/call and the equity threshold read
+#: the starting ranges, so nodes after actions they never take are no longer played uniformly).
+BASELINES_VERSION = 2
 
 
 def take(columns: dict, ids) -> dict:

@@ -343,9 +343,17 @@ class UniformRandom:
 
 
 class CheckCall:
-    """Baseline: always check, or call when facing a bet."""
+    """Baseline: always check, or call when facing a bet.
+
+    It reads the endgame's starting ranges (``ranges = "start"``) only to know which hands can hold on a board:
+    with ranges by Bayes' rule on its own play, every node after a bet it would never make has empty ranges
+    there, and it played those nodes uniformly (folding a third of the time facing a bet) -- exactly the nodes
+    a best response reaches by betting. (Before this was fixed, the figures of this baseline in docs/HUNL.md
+    were of that policy; see the note there.)
+    """
 
     name = "always check/call"
+    ranges = "start"
 
     def class_probs(self, street: int, facing: bool, X: np.ndarray) -> np.ndarray:
         out = np.zeros((X.shape[0], N_CLASSES))
@@ -354,11 +362,14 @@ class CheckCall:
 
 
 class EquityThreshold:
-    """Baseline: an equity-threshold heuristic on the equity against the opponent's range.
+    """Baseline: an equity-threshold heuristic on the equity against the opponent's starting range.
 
     Not facing a bet: bet pot (a big bet) with equity above ``value``, check otherwise. Facing a bet of ``b``
     times the pot: raise all-in with equity above ``raise_above``, call when the equity covers the pot odds
-    ``b / (1 + 2 b)``, fold otherwise.
+    ``b / (1 + 2 b)``, fold otherwise. The equity is against the range at the start of the endgame
+    (``ranges = "start"``, as the rule cards read it), so the rule is defined at every node, also after
+    actions its own play never takes (with ranges by Bayes' rule on itself those nodes had empty ranges and
+    were played uniformly).
 
     Parameters
     ----------
@@ -367,6 +378,7 @@ class EquityThreshold:
     """
 
     name = "equity threshold"
+    ranges = "start"
 
     def __init__(self, value: float = 0.7, raise_above: float = 0.9):
         self.value = float(value)

@@ -17,7 +17,7 @@ from hunl.distill.decisions import TURN_FEATURES
 from rulelearn.rules.cards import Quantity
 from rulelearn.rules.plain import count_grid, grid_for, scale_grid
 
-__all__ = ["CARD_FEATURES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
+__all__ = ["CARD_FEATURES", "FLOP_QUANTITIES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
 
 #: Features naming the section of the card, not counted as conditions.
 SECTION_FEATURES = ("street", "in_position", "facing")
@@ -25,15 +25,15 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 CARD_FEATURES = TURN_FEATURES + ("facing", "street")
 
 
-def _decile_phrase(k: int) -> str:
+def _decile_phrase(k: int, card: str = "river") -> str:
     if k == 1:
-        return "on the worst tenth of river cards"
+        return f"on the worst tenth of {card} cards"
     if k == 10:
-        return "on the best tenth of river cards"
-    return f"on the {k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'} tenth of river cards (from the worst)"
+        return f"on the best tenth of {card} cards"
+    return f"on the {k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'} tenth of {card} cards (from the worst)"
 
 
-def _quantities() -> tuple[Quantity, ...]:
+def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
     q = [
         Quantity("equity", "share", "your hand beats more than {t} of the opponent's range",
                  "your hand beats at most {t} of the opponent's range", "share of the opponent's range beaten",
@@ -71,14 +71,17 @@ def _quantities() -> tuple[Quantity, ...]:
                  "your range beats between {lo} and {hi} of the opponent's range"),
     ]
     for k in range(1, 11):
-        where = _decile_phrase(k)
+        where = _decile_phrase(k, next_card)
         q.append(Quantity(f"decile_{k}", "share", f"{where} your hand beats more than {{t}} of the opponent's range",
-                          f"{where} your hand beats at most {{t}} of the opponent's range", f"river decile {k}"))
+                          f"{where} your hand beats at most {{t}} of the opponent's range",
+                          f"{next_card} decile {k}"))
     return tuple(q)
 
 
 #: Plain-language phrases of every feature a card may test (a "strong" hand beats 80% of all hands).
 QUANTITIES = _quantities()
+#: The same for a flop card: its equity deciles are over the turn card.
+FLOP_QUANTITIES = _quantities("turn")
 
 
 def feature_grid(name: str) -> np.ndarray | None:
@@ -112,7 +115,7 @@ def design_matrix(X, street: int, facing: bool) -> np.ndarray:
 
 def section_title(street: int | None, player: int | None, facing: bool | None) -> str:
     """``"River, out of position, not facing a bet"`` (``None``: either)."""
-    s = {None: "Any street", 4: "Turn", 5: "River"}[street]
+    s = {None: "Any street", 3: "Flop", 4: "Turn", 5: "River"}[street]
     p = {None: "either position", 0: "out of position (acting first)", 1: "in position (acting last)"}[player]
     f = {None: "any decision", False: "not facing a bet", True: "facing a bet"}[facing]
     return f"{s}, {p}, {f}"

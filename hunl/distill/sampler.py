@@ -425,11 +425,11 @@ class EndgameSampler:
 
     @classmethod
     def flop(cls, **overrides) -> EndgameSampler:
-        """A sampler of small flop endgames: one bet size (pot) and all-in on every street, ``spr=(3, 9)``, no
-        ``"bayes"`` model, ranges of at most 150 combos (about 370,000 public nodes: a DCFR solve to 0.5% of the
-        pot takes tens of seconds); ``overrides`` replace any parameter."""
-        params = dict(street="flop", spr=(3.0, 9.0), range_models=(("preflop", 0.5), ("strength", 0.5)),
-                      max_combos=150, bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=True))
+        """A sampler of small flop endgames: one bet size (half pot) and all-in on every street, ``spr=(4, 12)``
+        (a half-pot bet on every street never collapses into all-in), no ``"bayes"`` model, ranges of at most 150
+        combos (about 370,000 public nodes); ``overrides`` replace any parameter."""
+        params = dict(street="flop", spr=(4.0, 12.0), range_models=(("preflop", 0.5), ("strength", 0.5)),
+                      max_combos=150, bet_sizes=BetSizes(bets=(0.5,), raises=(), all_in=True))
         params.update(overrides)
         return cls(**params)
 

@@ -147,6 +147,17 @@ def test_decision_rows_hold_the_strategy_and_the_features(river):
     assert np.all(rows.weight > 0) and np.all((rows.Y >= -1e-6) & (rows.Y <= 1 + 1e-6))
 
 
+def test_decision_rows_of_some_streets_are_those_rows_of_all(turn):
+    g, sol = turn
+    full = decision_rows(g, sol.result.policy.probs)
+    for street in (4, 5):
+        part = decision_rows(g, sol.result.policy.probs, streets=[street])
+        keep = full.street == street
+        assert part.street.size == int(keep.sum()) > 0
+        for f in ("X", "Y", "weight", "node", "hand", "stake"):
+            np.testing.assert_array_equal(getattr(part, f), getattr(full, f)[keep])
+
+
 def test_public_features_of_a_facing_node(river):
     g, _ = river
     ctx = DecisionContext(g)
@@ -243,10 +254,28 @@ def test_baselines_play_what_they_say(river):
     cc = play(g, CheckCall())
     kids = t.children(0)
     assert np.allclose(cc.probs[kids.start, :g.num_hands[0]], 1.0)  # player 1 checks
+    # every node facing a bet calls, also the nodes after bets check/call never makes (a best response reaches
+    # them by betting)
+    ctx = DecisionContext(g)
+    ones = np.ones((2, t.n_nodes, g.max_hands))
+    facing = ctx.nodes[ctx.facing]
+    assert facing.size > 0
+    for n in facing:
+        kids_n = t.children(int(n))
+        call = [j for j in range(kids_n.start, kids_n.stop) if t.action[j] == "call"]
+        hp = g.num_hands[int(t.player[n])]
+        live = ~np.isnan(node_features(g, ctx, np.flatnonzero(ctx.nodes == n), ones)[0][:, 0])
+        assert np.allclose(cc.probs[call[0], :hp][live], 1.0)
     uni = play(g, UniformRandom())
     assert np.allclose(uni.probs[kids.start:kids.stop, :g.num_hands[0]], 1.0 / len(kids))
     eqt = play(g, EquityThreshold())
     Policy(g, eqt.probs)  # valid
+    for n in ctx.nodes:                               # pure everywhere, also where its own play never goes
+        kids_n = t.children(int(n))
+        hp = g.num_hands[int(t.player[n])]
+        block = eqt.probs[kids_n.start:kids_n.stop, :hp]
+        live = ~np.isnan(node_features(g, ctx, np.flatnonzero(ctx.nodes == n), ones)[0][:, 0])
+        assert np.allclose(block[:, live].max(axis=0), 1.0)
 
 
 def test_evaluation_matches_the_core_functions(river):

@@ -1,0 +1,295 @@
+"""Rule cards measured inside solved flop endgames: ``scripts/rule_cards.py flop``.
+
+A flop endgame of :meth:`hunl.distill.sampler.EndgameSampler.flop` (a half-pot bet and all-in on every street,
+stack-to-pot ratio 4-12) has about 485,000 public nodes, so its solution is not stored: each endgame is sampled
+from ``(seed, k)``, solved by DCFR and used at once.
+
+1. **Training endgames** ``0 .. n_train - 1`` of the stream ``seed``: solved to ``target_pct_pot`` percent of the
+   pot; the rows of their flop decisions (:func:`hunl.distill.decisions.decision_rows`, starting ranges, the
+   Bertsimas & Paskov features with equity deciles over the turn card) are kept under ``out/train/<k>.npz``.
+2. **Flop cards**: one card tree over those rows (:func:`hunl.distill.cards.grow_card_tree`, round thresholds, at
+   most 3 conditions a rule); the card of each size in ``sizes`` plays in each rule the equilibrium's mean
+   strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``: CFR-BR over
+   the rules would need a best response in every flop endgame at every iteration).
+3. **Held-out endgames** ``n_train .. n_train + n_test - 1``: solved, then every policy is played in them by both
+   players (:func:`hunl.distill.policy.play_all`) and measured exactly: exploitability (NashConv / 2) in % of the
+   pot and mbb/g, and EV against the DCFR solution. The policies: the baselines, the turn card with the river card
+   on the river (the turn card plays the flop: :class:`hunl.distill.cards.StreetCards`), and each flop card on the
+   flop with the same turn and river cards. Each endgame's scores are written to ``out/test/<k>.json`` as soon as
+   they are measured, so a killed run resumes without redoing finished endgames (an endgame missing a policy is
+   solved again and only that policy is played).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hunl.distill.cards import CardConfig, StreetCards, fit_card, grow_card_tree
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.decisions import DecisionRows, decision_rows
+from hunl.distill.pipeline import BASELINES
+from hunl.distill.policy import concat_rows, play_all
+from hunl.distill.sampler import EndgameSampler
+from rulelearn.data.executors import make_executor
+from rulelearn.data.shards import write_atomic
+from rulelearn.rules.cards import CardCost, RuleCard
+
+__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name"]
+
+PAIR = "turn card on the flop and turn, river card on the river"
+FLOP_NOTES = ("Ranges are the players' ranges at the start of the flop; a strong hand beats 80% of all hands; the "
+              "tenths of turn cards rank the turn cards by how much of the opponent's range your hand beats on "
+              "them. Play the turn with the turn card and the river with the river card.",
+              "Bet small: at most 3/4 pot (half pot in these endgames); all-in: the rest of the stack. k in d: play "
+              "it k times out of d.")
+
+
+@dataclass(frozen=True)
+class FlopJob:
+    """What ``scripts/rule_cards.py flop`` runs (its options; see the module docstring).
+
+    Attributes
+    ----------
+    turn_card, river_card : str
+        JSON of the turn and river cards (:meth:`rulelearn.rules.cards.RuleCard.to_dict`).
+    out : str
+        Directory of the per-endgame results (resumable).
+    n_train, n_test : int
+        Training and held-out flop endgames.
+    seed : int
+        Stream of :meth:`EndgameSampler.sample`.
+    max_combos : int
+        Largest range (combos) of :meth:`EndgameSampler.flop`.
+    target_pct_pot, iterations : float, int
+        DCFR stops at this exploitability (% of the pot) or after this many iterations.
+    sizes : tuple of int
+        Rules of the flop cards measured.
+    card_rules : int
+        The flop card printed (one of ``sizes``).
+    samples : int
+        Decisions drawn to grow the card tree.
+    workers : int
+    doc : str or None
+        Markdown file whose blocks ``card-flop`` and ``card-flop-frontier`` are rewritten.
+    """
+
+    turn_card: str = "docs/cards/turn.json"
+    river_card: str = "docs/cards/river.json"
+    out: str = "data/cards/flop"
+    n_train: int = 60
+    n_test: int = 30
+    seed: int = 0
+    max_combos: int = 100
+    target_pct_pot: float = 0.5
+    iterations: int = 1000
+    sizes: tuple = (4, 8, 16)
+    card_rules: int = 16
+    samples: int = 200_000
+    workers: int = 1
+    doc: str | None = None
+    cards_dir: str = "docs/cards"
+    figures: str = "docs/figures"
+    command: str = "python scripts/rule_cards.py flop"
+
+    def __post_init__(self):
+        for name in ("n_train", "n_test", "max_combos", "iterations", "samples", "workers"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if not self.sizes or any(int(s) < 1 for s in self.sizes):
+            raise ValueError(f"sizes must be positive rule counts, got {self.sizes!r}")
+        if self.card_rules not in self.sizes:
+            raise ValueError(f"card_rules must be one of sizes {tuple(self.sizes)}, got {self.card_rules!r}")
+        if not self.target_pct_pot > 0:
+            raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
+
+    def sampler(self) -> EndgameSampler:
+        return EndgameSampler.flop(max_combos=self.max_combos)
+
+
+def _solve(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int):
+    from hunl.solver.solve import solve_endgame
+
+    game = sampler.game(sampler.sample(seed, k))
+    sol = solve_endgame(game, "dcfr", iterations=iterations, target_pct_pot=target, check_every=25)
+    return game, sol
+
+
+def train_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, path: str) -> int:
+    """Solve training endgame ``k`` and write its flop decision rows to ``path`` (``.npz``); returns ``k``."""
+    game, sol = _solve(sampler, seed, k, target, iterations)
+    rows = decision_rows(game, sol.result.policy.probs, streets=[3])
+    buf = _npz_bytes({**{f: getattr(rows, f) for f in DecisionRows.__dataclass_fields__},
+                      "dcfr_pct_pot": np.float64(sol.exploitability_pct_pot), "iterations": np.int64(sol.iterations)})
+    write_atomic(Path(path), buf)
+    return k
+
+
+def _npz_bytes(arrays: dict) -> bytes:
+    import io
+
+    b = io.BytesIO()
+    np.savez(b, **arrays)
+    return b.getvalue()
+
+
+def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, choosers: dict,
+              path: str) -> int:
+    """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON);
+    returns ``k``."""
+    t0 = time.perf_counter()
+    game, sol = _solve(sampler, seed, k, target, iterations)
+    rec = json.loads(Path(path).read_text()) if Path(path).exists() else {"policies": {}}
+    rec.update(k=k, pot=game.pot, stack=game.config.stack, nodes=int(game.tree.n_nodes),
+               hands=[int(h) for h in game.num_hands], dcfr_pct_pot=sol.exploitability_pct_pot,
+               dcfr_iterations=sol.iterations, solve_s=sol.seconds)
+    for name, pol in play_all(game, choosers).items():
+        e = evaluate_policy(game, pol, sol.result.policy)
+        rec["policies"][name] = {"exploitability_pct_pot": e.exploitability_pct_pot,
+                                 "exploitability_mbb": e.exploitability_mbb, "ev_pct_pot": e.ev_pct_pot}
+    rec["seconds"] = time.perf_counter() - t0
+    write_atomic(Path(path), json.dumps(rec).encode())
+    return k
+
+
+def _load_card(path: str) -> RuleCard:
+    return RuleCard.from_dict(json.loads(Path(path).read_text()))
+
+
+def example_flop():
+    """The flop card figure's example endgame: the river example's ranges on the flop Ks7d2c, with the flop
+    endgames' bet sizes."""
+    from hunl.distill.card_figure import EXAMPLE_SPOT, example_game
+
+    return example_game(dict(EXAMPLE_SPOT, board="Ks7d2c", bet_sizes=EndgameSampler.flop().bet_sizes,
+                             ranges=["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo",
+                                     "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"]))
+
+
+def flop_card_name(n_rules: int) -> str:
+    """The name of the flop card of ``n_rules`` rules played with the turn and river cards."""
+    return f"flop card of {n_rules} rules on the flop, turn card on the turn, river card on the river"
+
+
+def run_flop_cards(job: FlopJob) -> dict:
+    """Run ``job`` (see the module docstring); returns the summary written to ``out/flop.json``."""
+    from tqdm.auto import tqdm
+
+    t0 = time.perf_counter()
+    out = Path(job.out)
+    (out / "train").mkdir(parents=True, exist_ok=True)
+    (out / "test").mkdir(parents=True, exist_ok=True)
+    key = {k: v for k, v in asdict(job).items() if k in ("n_train", "seed", "max_combos", "target_pct_pot",
+                                                         "iterations", "samples")}
+    key_path = out / "key.json"
+    if key_path.exists() and json.loads(key_path.read_text()) != key:
+        raise ValueError(f"out: {out} holds a run with other settings ({key_path}); use another directory")
+    key_path.write_text(json.dumps(key))
+    sampler = job.sampler()
+    turn, river = _load_card(job.turn_card), _load_card(job.river_card)
+
+    # 1. training endgames
+    todo = [k for k in range(job.n_train) if not (out / "train" / f"{k}.npz").exists()]
+    tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}.npz"))
+             for k in todo]
+    with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
+            tqdm(total=job.n_train, initial=job.n_train - len(todo), unit="endgame", desc="flop: train") as bar:
+        for _ in ex.imap_unordered(train_task, tasks):
+            bar.update(1)
+    parts, dcfr_train = [], []
+    for k in range(job.n_train):
+        with np.load(out / "train" / f"{k}.npz") as z:
+            parts.append(DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__)))
+            dcfr_train.append(float(z["dcfr_pct_pot"]))
+    rows = concat_rows(parts)
+
+    # 2. flop cards
+    config = CardConfig(max_leaves=max(job.sizes), n_samples=job.samples)
+    tree, Z, Y = grow_card_tree(rows, config)
+    cards = {}
+    for n in job.sizes:
+        card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0,
+                              title=f"HUNL flop rule card, {n} rules")
+        cards[int(n)] = card
+
+    # 3. held-out endgames
+    choosers = dict(BASELINES)
+    choosers[PAIR] = StreetCards({4: turn, 5: river})
+    for n, card in cards.items():
+        choosers[flop_card_name(n)] = StreetCards({3: card, 4: turn, 5: river})
+    ids = range(job.n_train, job.n_train + job.n_test)
+    tasks = []
+    for k in ids:
+        path = out / "test" / f"{k}.json"
+        done = set(json.loads(path.read_text())["policies"]) if path.exists() else set()
+        missing = {n: c for n, c in choosers.items() if n not in done}
+        if missing:
+            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path)))
+    with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
+            tqdm(total=job.n_test, initial=job.n_test - len(tasks), unit="endgame", desc="flop: held out") as bar:
+        for _ in ex.imap_unordered(heldout_task, tasks):
+            bar.update(1)
+    recs = [json.loads((out / "test" / f"{k}.json").read_text()) for k in ids]
+    result = {"n_train": job.n_train, "n_test": job.n_test, "train_rows": int(rows.street.size),
+              "dcfr_train_pct_pot": float(np.mean(dcfr_train)),
+              "dcfr_test_pct_pot": float(np.mean([r["dcfr_pct_pot"] for r in recs])),
+              "nodes": recs[0]["nodes"], "policies": {}, "command": job.command,
+              "turn_card": job.turn_card, "river_card": job.river_card}
+    for name in choosers:
+        x = np.array([r["policies"][name]["exploitability_pct_pot"] for r in recs])
+        result["policies"][name] = {
+            "exploitability_pct_pot": float(x.mean()), "sd": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+            "exploitability_mbb": float(np.mean([r["policies"][name]["exploitability_mbb"] for r in recs])),
+            "ev_pct_pot": float(np.mean([r["policies"][name]["ev_pct_pot"] for r in recs]))}
+    result["cards"] = {}
+    for n, card in cards.items():
+        s = result["policies"][flop_card_name(n)]
+        result["cards"][n] = {"n_rules": card.n_rules, "n_conditions": card.n_conditions}
+        cards[n] = RuleCard(card.title, card.sections, card.quantities,
+                            CardCost(s["exploitability_pct_pot"], s["sd"], "% of the pot", job.n_test,
+                                     s["exploitability_mbb"],
+                                     f"NashConv / 2 of the flop card (with the turn card on the turn and the river "
+                                     f"card on the river) played by both players, mean over {job.n_test} held-out "
+                                     "solved flop endgames"), FLOP_NOTES, card.meta)
+    card = cards[job.card_rules]
+    (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
+    result["seconds"] = time.perf_counter() - t0
+    (out / "flop.json").write_text(json.dumps(result, indent=1))
+    print(card.to_text())
+    if job.doc:
+        write_flop_docs(job, result, card)
+    return result
+
+
+def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
+    """The card's JSON (``<cards_dir>/flop.json``), its one-page figure and the blocks ``card-flop`` and
+    ``card-flop-frontier`` of ``job.doc``."""
+    from hunl.distill.card_figure import card_figure
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    Path(job.cards_dir).mkdir(parents=True, exist_ok=True)
+    (Path(job.cards_dir) / "flop.json").write_text(json.dumps(card.to_dict(), indent=1))
+    card_figure(card, Path(job.figures) / "flop_card.png", game=example_flop())
+    rows = []
+    for name, s in result["policies"].items():
+        rules = ""
+        for n, c in result["cards"].items():
+            if name == flop_card_name(int(n)):
+                rules = f"{c['n_rules']} ({c['n_conditions']} conditions)"
+        rows.append((name, rules, f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}",
+                     f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}"))
+    header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
+    text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine; endgames already solved and "
+            f"scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
+            f"({result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
+            f"pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
+            f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%); turn card "
+            f"`{result['turn_card']}`, river card `{result['river_card']}`.\n\n"
+            + markdown_table((header, rows), right=header[2:]))
+    write_blocks(job.doc, {"card-flop-frontier": text,
+                           "card-flop": f"`{job.command}`\n\n" + card.to_markdown("####")}, title="# HUNL\n")
