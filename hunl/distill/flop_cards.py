@@ -73,6 +73,8 @@ class FlopJob:
         The flop card printed (one of ``sizes``).
     samples : int
         Decisions drawn to grow the card tree.
+    sampler_params : tuple of (str, value) pairs
+        Overrides of :meth:`EndgameSampler.flop` (e.g. a smaller tree for a quick run).
     workers : int
     doc : str or None
         Markdown file whose blocks ``card-flop`` and ``card-flop-frontier`` are rewritten.
@@ -95,6 +97,7 @@ class FlopJob:
     cards_dir: str = "docs/cards"
     figures: str = "docs/figures"
     command: str = "python scripts/rule_cards.py flop"
+    sampler_params: tuple = ()
 
     def __post_init__(self):
         for name in ("n_train", "n_test", "max_combos", "iterations", "samples", "workers"):
@@ -109,7 +112,8 @@ class FlopJob:
             raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
 
     def sampler(self) -> EndgameSampler:
-        return EndgameSampler.flop(max_combos=self.max_combos)
+        """:meth:`EndgameSampler.flop` with ``max_combos`` and the ``sampler_params`` overrides."""
+        return EndgameSampler.flop(max_combos=self.max_combos, **dict(self.sampler_params))
 
 
 def _solve(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int):
@@ -186,6 +190,8 @@ def run_flop_cards(job: FlopJob) -> dict:
     (out / "test").mkdir(parents=True, exist_ok=True)
     key = {k: v for k, v in asdict(job).items() if k in ("n_train", "seed", "max_combos", "target_pct_pot",
                                                          "iterations", "samples")}
+    if job.sampler_params:
+        key["sampler"] = job.sampler().config()
     key_path = out / "key.json"
     if key_path.exists() and json.loads(key_path.read_text()) != key:
         raise ValueError(f"out: {out} holds a run with other settings ({key_path}); use another directory")

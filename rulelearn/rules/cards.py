@@ -237,19 +237,21 @@ class RuleCard:
         feature_names : sequence of str
             The column of each feature (every feature a condition names must be there).
         """
-        x = np.nan_to_num(np.asarray(X, dtype=np.float64), nan=-1e300)
+        x = np.asarray(X, dtype=np.float64)
         col = {n: k for k, n in enumerate(feature_names)}
         out = np.full(x.shape[0], -1, dtype=np.int64)
         k = 0
         for s in self.sections:
-            ok_s = np.ones(x.shape[0], dtype=bool)
+            open_ = np.flatnonzero(out < 0)                   # rows no earlier rule took
             for c in s.conditions:
-                ok_s &= c.holds(x[:, col[c.feature]])
+                open_ = open_[c.holds(np.nan_to_num(x[open_, col[c.feature]], nan=-1e300))]
             for r in s.rules:
-                ok = ok_s & (out < 0)
+                rows = open_
                 for c in r.conditions:
-                    ok &= c.holds(x[:, col[c.feature]])
-                out[ok] = k
+                    rows = rows[c.holds(np.nan_to_num(x[rows, col[c.feature]], nan=-1e300))]
+                out[rows] = k
+                if rows.size:
+                    open_ = open_[out[open_] < 0]
                 k += 1
         return out
 

@@ -1,0 +1,91 @@
+"""hunl.distill.flop_cards: a small flop run end to end, its scores against a direct evaluation, and resuming."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hunl.distill.cards import StreetCards
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.flop_cards import PAIR, FlopJob, flop_card_name, run_flop_cards
+from hunl.distill.policy import play
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.cards import RuleCard
+
+SMALL = (("bet_sizes", BetSizes(bets=(0.5,), raises=(), all_in=False)), ("raise_cap", 0), ("spr", (4.0, 5.0)))
+
+
+def _job(tmp_path, **kw):
+    params = dict(out=str(tmp_path / "flop"), n_train=1, n_test=1, max_combos=12, iterations=40,
+                  target_pct_pot=1.0, sizes=(1, 3), card_rules=3, samples=5000, sampler_params=SMALL)
+    params.update(kw)
+    return FlopJob(**params)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("flop")
+    job = _job(tmp)
+    return job, run_flop_cards(job)
+
+
+def test_flop_run_scores_every_policy_and_learns_a_flop_card(run):
+    job, res = run
+    names = {"uniform random", "always check/call", "equity threshold", PAIR, flop_card_name(1), flop_card_name(3)}
+    assert set(res["policies"]) == names
+    for v in res["policies"].values():
+        assert v["exploitability_pct_pot"] > 0
+    tmp = Path(job.out)
+    card = RuleCard.from_dict(json.loads((tmp / "card.json").read_text()))
+    assert card.meta["streets"] == [3]
+    assert all(s.title.startswith("Flop") for s in card.sections)
+    assert card.n_rules <= 3 and card.cost is not None and card.cost.n_games == 1
+    assert "turn cards" in " ".join(q.phrase(">", 0.5) for q in card.quantities if q.name == "decile_3")
+    assert (tmp / "train" / "0.npz").exists() and (tmp / "test" / "1.json").exists()
+
+
+def test_stored_scores_equal_a_direct_evaluation(run):
+    """The held-out score of the turn and river cards equals playing them again in the rebuilt endgame."""
+    job, _ = run
+    sampler = job.sampler()
+    rec = json.loads((Path(job.out) / "test" / "1.json").read_text())
+    game = sampler.game(sampler.sample(job.seed, 1))
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    e = evaluate_policy(game, play(game, StreetCards({4: turn, 5: river})))
+    assert rec["policies"][PAIR]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot, rel=1e-12)
+    assert rec["k"] == 1 and rec["dcfr_pct_pot"] > 0
+
+
+def test_a_killed_run_resumes_without_redoing_finished_work(run, tmp_path):
+    job, res = run
+    out = tmp_path / "copy"
+    shutil.copytree(job.out, out)
+    path = out / "test" / "1.json"
+    rec = json.loads(path.read_text())
+    dropped = rec["policies"].pop("uniform random")
+    path.write_text(json.dumps(rec))
+    train_mtime = (out / "train" / "0.npz").stat().st_mtime_ns
+    again = run_flop_cards(_job(tmp_path, out=str(out)))
+    back = json.loads(path.read_text())["policies"]
+    assert back["uniform random"]["exploitability_pct_pot"] == pytest.approx(dropped["exploitability_pct_pot"],
+                                                                          rel=1e-12)
+    assert back[PAIR] == rec["policies"][PAIR]                      # not re-scored
+    assert (out / "train" / "0.npz").stat().st_mtime_ns == train_mtime   # training endgame not re-solved
+    assert again["policies"][PAIR] == res["policies"][PAIR]
+
+
+def test_other_settings_in_the_same_directory_are_refused(run):
+    job, _ = run
+    with pytest.raises(ValueError, match="other settings"):
+        run_flop_cards(_job(Path(job.out).parent, seed=5))
+
+
+@pytest.mark.parametrize("bad, match", [({"n_train": 0}, "n_train"), ({"sizes": ()}, "sizes"),
+                                        ({"card_rules": 7}, "card_rules"), ({"target_pct_pot": 0}, "target")])
+def test_bad_job_is_refused(tmp_path, bad, match):
+    with pytest.raises(ValueError, match=match):
+        _job(tmp_path, **bad)
