@@ -62,6 +62,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="keep about this many decisions of each training endgame, drawn by probability times "
                         "stake and reweighted (turn endgames have about 400,000)")
     h.add_argument("--leaf-iterations", type=int, default=200)
+    h.add_argument("--regret-from", type=int, default=None,
+                   help="grow the card tree by imitation to this many rules, then by the splits that most reduce "
+                        "what best responses win (exploitability in the loop; default: imitation only)")
+    h.add_argument("--regret-endgames", type=int, default=100, help="training endgames of the regret growth")
+    h.add_argument("--regret-iterations", type=int, default=100, help="CFR-BR iterations per regret round")
+    h.add_argument("--regret-step", type=int, default=1, help="splits added per regret round")
     h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
     h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
                    help="depths of the comparison trees (raw thresholds, optimal leaves)")
@@ -109,7 +115,9 @@ def main(argv=None) -> int:
             max_rows=a.max_rows,
             card_rules=a.card_rules, max_conditions=a.max_conditions, leaf_endgames=a.leaf_endgames,
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
-            libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc))
+            libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc,
+            regret_from=a.regret_from, regret_endgames=a.regret_endgames, regret_iterations=a.regret_iterations,
+            regret_step=a.regret_step))
     if a.game == "streets":
         from hunl.distill.street_cards import StreetCardsJob, run_street_cards
 

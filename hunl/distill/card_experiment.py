@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.distill.cards import CardConfig, CardPolicy, fit_card, grow_card_tree
+from hunl.distill.cards import CardConfig, CardPolicy, fit_card, grow_card_by_regret, grow_card_tree
 from hunl.distill.decisions import DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
@@ -61,6 +61,10 @@ class CardJob:
     depths: tuple[int, ...] = (1, 2, 3)
     workers: int | None = None
     libratus: bool = False
+    regret_from: int | None = None
+    regret_endgames: int = 100
+    regret_iterations: int = 100
+    regret_step: int = 1
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
@@ -193,7 +197,8 @@ def run_cards(job: CardJob) -> int:
     workers = job.workers or os.cpu_count() or 1
     key = json.dumps({k: v for k, v in asdict(job).items()
                       if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
-                      and not (k == "max_rows" and v is None)},  # caches of runs before the option stay valid
+                      and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
+                      and not (k.startswith("regret_") and job.regret_from is None)},
                      sort_keys=True)
     if (out / "key.json").exists() and (out / "key.json").read_text() != key:
         for f in [*out.glob("size_*.json"), out / "others.json"]:  # every result of the old settings
@@ -205,6 +210,9 @@ def run_cards(job: CardJob) -> int:
                             min_leaf_share=job.min_leaf_share, random_state=job.seed)
         tree, Z, Y = grow_card_tree(data.rows, config)
         print(f"   card tree: {tree.max_leaves} rules at most ({time.perf_counter() - t0:.0f} s)", flush=True)
+        regret_log = []
+        if job.regret_from is not None:
+            tree, regret_log = _regret_tree(job, tree, Z, Y, data, config, workers, out)
         games = data.leaf_games(job.leaf_endgames)
         n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
         measure = (f"NashConv / 2 of the card played by both players, mean over {n_test:,} held-out solved endgames "
@@ -238,6 +246,7 @@ def run_cards(job: CardJob) -> int:
     (out / "card.md").write_text(card.to_markdown())
     print(card.to_text())
     result = {"frontier": frontier, **others, "dbs": list(job.dbs), "n_test": n_test, "command": job.command,
+              "regret_from": job.regret_from, "regret_log": regret_log,
               "card_rules": card.n_rules, "seconds": time.perf_counter() - t0,
               "cached": {"sizes": cached, "of": len(frontier), "others": others_cached}}
     if job.libratus:
@@ -251,6 +260,29 @@ def run_cards(job: CardJob) -> int:
         write_card_docs(job, result, card)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _regret_tree(job: CardJob, tree, Z, Y, data: _Data, config: CardConfig, workers: int, out: Path):
+    """The card tree grown on from ``job.regret_from`` rules by :func:`hunl.distill.cards.grow_card_by_regret`
+    (cached as ``out/regret_tree.npz``: the growth re-fits the card at every size)."""
+    from rulelearn.rules.growth import GrownTree
+
+    cache = out / "regret_tree.npz"
+    if cache.exists():
+        with np.load(cache) as z:
+            grown = GrownTree(z["feature"], z["threshold"], z["left"], z["right"], z["split_order"], z["gains"],
+                              tuple(str(n) for n in z["feature_names"]))
+            return grown, json.loads(str(z["log"]))
+    t0 = time.perf_counter()
+    grown, log = grow_card_by_regret(tree, job.regret_from, max(job.sizes), Z, Y,
+                                     data.leaf_games(job.regret_endgames), config, iterations=job.regret_iterations,
+                                     step=job.regret_step, workers=workers, progress=True)
+    np.savez(cache, feature=grown.feature, threshold=grown.threshold, left=grown.left, right=grown.right,
+             split_order=grown.split_order, gains=grown.gains, feature_names=np.asarray(grown.feature_names),
+             log=json.dumps(log))
+    print(f"   regret growth from {job.regret_from} to {grown.max_leaves} rules ({time.perf_counter() - t0:.0f} s)",
+          flush=True)
+    return grown, log
 
 
 def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:

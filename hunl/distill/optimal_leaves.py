@@ -30,7 +30,7 @@ from hunl.distill.decisions import DecisionContext, node_features
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.validation import check_int
 
-__all__ = ["LeafCFRResult", "optimise_leaves", "endgame_leaves"]
+__all__ = ["LeafCFRResult", "InformationSetValues", "optimise_leaves", "endgame_leaves", "information_set_values"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,116 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
         out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), class_routing(ctx.node_classes(int(n))), key,
                                np.asarray(leaves, dtype=np.int64)))
     return out
+
+
+@dataclass(frozen=True)
+class InformationSetValues:
+    """Every information set of one endgame under a policy over leaves, with the value of each action class
+    against a best response.
+
+    Attributes
+    ----------
+    node : numpy.ndarray of int64, shape ``(n,)``
+        Decision node of each information set (the tree's node id).
+    X : numpy.ndarray of float64, shape ``(n, F)``
+        Features of each information set (:func:`hunl.distill.decisions.node_features`, starting ranges, the
+        street's columns: ``F`` = 13 on the river, 23 on the turn and flop).
+    street : numpy.ndarray of int64, shape ``(n,)``
+        Board size (3 flop, 4 turn, 5 river).
+    facing : numpy.ndarray of bool, shape ``(n,)``
+        Whether the acting player faces a bet.
+    values : numpy.ndarray of float64, shape ``(n, 4)``
+        Expected value, in units of the endgame's starting pot, that the acting player gains in this information
+        set by playing each action class (:mod:`hunl.distill.actions`, routed onto the node's actions as the
+        policy plays them) instead of nothing, against the opponent's best response to the policy: the
+        counterfactual value of the class (chips, deal included) times the player's own reach of the node under
+        the policy. Summed over an information-set group, ``max_c sum values[:, c]`` is the most a pure action
+        of the group could earn against that best response.
+    """
+
+    node: np.ndarray
+    X: np.ndarray
+    street: np.ndarray
+    facing: np.ndarray
+    values: np.ndarray
+
+
+def information_set_values(model, game, tables: dict | None = None) -> InformationSetValues:
+    """The class values of every information set of ``game`` when both players play the leaves of ``model``
+    (with ``tables`` or the model's own) and each meets the other's best response.
+
+    These are the quantities regret-guided growth splits on (:func:`hunl.distill.cards.grow_card_by_regret`):
+    splitting a group of information sets into two that play different pure classes gains
+    ``max_c sum_left values[:, c] + max_c sum_right values[:, c] - max_c sum_all values[:, c]`` against the
+    current best response (the cost criterion of :func:`rulelearn.rules.round_tree.grow_round_tree` with costs
+    ``-values``). Source: the regret-based abstraction refinement of CFR-BR (Johanson et al. 2012, Section 4:
+    the restricted player's counterfactual values against the best response), summed per information set.
+
+    Parameters
+    ----------
+    model
+        A policy over leaves with ``ranges = "start"`` (:func:`endgame_leaves`).
+    game : HoldemEndgame
+    tables : dict, optional
+        ``{key: (n_leaves, 4)}`` leaf strategies (default ``model.leaf_table``).
+
+    Returns
+    -------
+    InformationSetValues
+        Rows of hands that cannot hold on a node's board are left out.
+
+    Raises
+    ------
+    ValueError
+        If ``model.ranges`` is not ``"start"``.
+    """
+    from hunl.distill.decisions import reach_probabilities
+
+    if getattr(model, "ranges", "start") != "start":
+        raise ValueError("information-set values need a policy with ranges='start'")
+    tables = {k: np.asarray(model.leaf_table(k) if tables is None else tables[k], dtype=np.float64)
+              for k in model.leaf_keys()}
+    ctx = DecisionContext(game)
+    reach1 = np.ones((2, game.tree.n_nodes, game.max_hands))
+    feats = node_features(game, ctx, np.arange(ctx.nodes.size), reach1)
+    nodes = []
+    for k, n in enumerate(ctx.nodes):
+        key, leaves = model.leaf_ids(int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k]), feats[k])
+        nodes.append(_NodeLeaves(int(n), int(ctx.player[k]), game.tree.children(int(n)),
+                                 class_routing(ctx.node_classes(int(n))), key, np.asarray(leaves, dtype=np.int64)))
+    base, flat = _flatten(game, nodes)
+    probs = _probs(base, flat, tables)
+    own = reach_probabilities(game, probs.astype(np.float64))
+    eng = engine_for(game)
+    offset = eng.layout.offset
+    table = eng.from_edges(probs)
+    action_values = {}
+    for p in (0, 1):
+        profile = table.copy()
+        eng.hand_values(1 - p, MODE_BEST_RESPONSE, table, best=profile)
+        vals = np.zeros_like(table)
+        eng.hand_values(p, MODE_EXPECTED, profile, best=vals)
+        action_values[p] = vals.astype(np.float64)
+    xs, sts, fs, vs, ns = [], [], [], [], []
+    for k, nl in enumerate(nodes):
+        h = nl.leaves.size
+        n_act = len(nl.kids)
+        off = int(offset[nl.node])
+        v = action_values[nl.player][off:off + n_act * h].reshape(n_act, h).T @ nl.route.T   # (h, 4)
+        v = v * own[nl.player, nl.node, :h, None] / game.pot
+        ok = ~np.isnan(feats[k][:, 0])
+        xs.append(feats[k][ok])
+        vs.append(v[ok])
+        sts.append(np.full(int(ok.sum()), int(ctx.street[k]), dtype=np.int64))
+        fs.append(np.full(int(ok.sum()), bool(ctx.facing[k])))
+        ns.append(np.full(int(ok.sum()), nl.node, dtype=np.int64))
+    width = max(x.shape[1] for x in xs)
+    X = np.full((sum(x.shape[0] for x in xs), width), np.nan)
+    a = 0
+    for x in xs:
+        X[a:a + x.shape[0], :x.shape[1]] = x
+        a += x.shape[0]
+    return InformationSetValues(np.concatenate(ns), X, np.concatenate(sts), np.concatenate(fs), np.concatenate(vs))
 
 
 @dataclass(frozen=True)

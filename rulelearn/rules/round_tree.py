@@ -56,7 +56,8 @@ def n_conditions(tree: GrownTree, node: int, free=()) -> int:
 
 def grow_round_tree(X, Y, grids, weight=None, max_leaves: int = 20, max_conditions: int = 3, free=(), pure=(),
                     min_leaf_weight: float = 0.0, min_leaf_rows: int = 1, criterion: str = "squared_error",
-                    feature_names=None) -> GrownTree:
+                    feature_names=None, start: GrownTree | None = None, start_leaves: int | None = None
+                    ) -> GrownTree:
     """Grow a tree best-first with thresholds on round grids and few conditions per leaf.
 
     Parameters
@@ -82,16 +83,26 @@ def grow_round_tree(X, Y, grids, weight=None, max_leaves: int = 20, max_conditio
         Fewest rows in a child.
     criterion : {"squared_error", "cost"}
     feature_names : sequence of str, optional
+    start : GrownTree, optional
+        Continue growing this tree (grown on the same features): its first ``start_leaves - 1`` splits are kept
+        as they are, in their order and with their gains, and growth goes on best-first from its leaves with
+        the targets ``Y`` (which may differ from those it was grown on: e.g. regrets measured under the rules it
+        already has). Its splits need not respect ``max_conditions`` or ``min_leaf_weight``; new splits do.
+    start_leaves : int, optional
+        Leaves of ``start`` to continue from (default all of them).
 
     Returns
     -------
     GrownTree
-        ``gains``: each split's decrease of the criterion, over the total weight.
+        ``gains``: each split's decrease of the criterion, over the total weight (for the splits of ``start``:
+        its own gains). Grown from the root, the trees with 1, 2, ... leaves are nested; grown from ``start``,
+        the tree with ``L <= start_leaves`` leaves is ``start``'s.
 
     Raises
     ------
     ValueError
-        On mismatched shapes, an unknown criterion, negative weights or invalid sizes.
+        On mismatched shapes, an unknown criterion, negative weights or invalid sizes, or a ``start`` tree
+        over other features.
     """
     x = np.nan_to_num(np.asarray(X, dtype=np.float64), nan=_LOW)
     if x.ndim != 2:
@@ -160,9 +171,19 @@ def grow_round_tree(X, Y, grids, weight=None, max_leaves: int = 20, max_conditio
                 best = (gain, f, float(g[t]))
         return best
 
-    nodes = [{"feature": -1, "threshold": np.nan, "left": -1, "right": -1}]
-    state = {0: (np.arange(m), frozenset())}
-    order, gains, heap = [], [], []
+    if start is None:
+        nodes = [{"feature": -1, "threshold": np.nan, "left": -1, "right": -1}]
+        state = {0: (np.arange(m), frozenset())}
+        order, gains = [], []
+    else:
+        if len(start.feature_names) != n_feat:
+            raise ValueError(f"start was grown on {len(start.feature_names)} features, X has {n_feat}")
+        n0 = start.max_leaves if start_leaves is None else check_int("start_leaves", start_leaves, 1,
+                                                                      start.max_leaves)
+        nodes, state, order, gains = _restart(start, n0, x, free)
+        if len(order) >= max_leaves - 1:
+                raise ValueError(f"max_leaves ({max_leaves}) must exceed the leaves of start ({len(order) + 1})")
+    heap = []
 
     def push(node: int) -> None:
         rows, bounds = state[node]
@@ -170,7 +191,8 @@ def grow_round_tree(X, Y, grids, weight=None, max_leaves: int = 20, max_conditio
         if cand is not None:
             heapq.heappush(heap, (-cand[0], node, cand[1], cand[2]))
 
-    push(0)
+    for node in sorted(state):
+        push(node)
     while heap and len(order) < max_leaves - 1:
         neg_gain, node, f, t = heapq.heappop(heap)
         rows, bounds = state.pop(node)
@@ -192,6 +214,33 @@ def grow_round_tree(X, Y, grids, weight=None, max_leaves: int = 20, max_conditio
         right=np.array([nd["right"] for nd in nodes], dtype=np.int64),
         split_order=np.asarray(order, dtype=np.int64), gains=np.asarray(gains, dtype=np.float64),
         feature_names=names)
+
+
+def _restart(tree: GrownTree, n_leaves: int, x: np.ndarray, free: set) -> tuple:
+    """The nodes, leaf states (rows, bounds), split order and gains of ``tree`` cut at ``n_leaves`` leaves,
+    renumbered breadth-first so that parents keep smaller ids than their children."""
+    split = [int(s) for s in tree.split_order[: n_leaves - 1]]
+    inner = set(split)
+    new_id, queue = {0: 0}, [0]
+    for old in queue:                                   # breadth-first: a parent is numbered before its children
+        if old in inner:
+            for child in (int(tree.left[old]), int(tree.right[old])):
+                new_id[child] = len(new_id)
+                queue.append(child)
+    nodes = [{"feature": -1, "threshold": np.nan, "left": -1, "right": -1} for _ in queue]
+    for old in inner:
+        nodes[new_id[old]].update(feature=int(tree.feature[old]), threshold=float(tree.threshold[old]),
+                                  left=new_id[int(tree.left[old])], right=new_id[int(tree.right[old])])
+    state = {0: (np.arange(x.shape[0]), frozenset())}
+    for old in queue:                                   # route the rows down, collecting each leaf's bounds
+        if old not in inner:
+            continue
+        rows, bounds = state.pop(new_id[old])
+        f, t = int(tree.feature[old]), float(tree.threshold[old])
+        go_left = x[rows, f] <= t
+        state[new_id[int(tree.left[old])]] = (rows[go_left], bounds if f in free else bounds | {(f, "hi")})
+        state[new_id[int(tree.right[old])]] = (rows[~go_left], bounds if f in free else bounds | {(f, "lo")})
+    return nodes, state, [new_id[s] for s in split], [float(g) for g in tree.gains[: n_leaves - 1]]
 
 
 def leaf_means(tree: GrownTree, n_leaves: int, X, Y, weight=None) -> tuple[np.ndarray, np.ndarray]:

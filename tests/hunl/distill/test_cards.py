@@ -8,7 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hunl.distill.cards import DEFAULT_CARD_FEATURES, CardConfig, CardPolicy, fit_card, grow_card_tree
+from hunl.distill.cards import (
+    DEFAULT_CARD_FEATURES,
+    CardConfig,
+    CardPolicy,
+    fit_card,
+    grow_card_by_regret,
+    grow_card_tree,
+)
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import decision_rows
 from hunl.distill.optimal_leaves import endgame_leaves
@@ -98,6 +105,40 @@ def test_printed_cost_equals_a_re_measurement_from_json(setup):
     y = np.array([evaluate_policy(g, play(g, replay), p).exploitability_pct_pot for g, p in zip(games, sols)])
     assert again.cost.mean == pytest.approx(y.mean(), abs=1e-9)
     assert f"{again.cost.mean:.2f}% of the pot" in again.to_text()
+
+
+def test_no_rule_names_the_bet_faced_where_none_is_faced(setup):
+    """The pot-odds and defence-line features are left out of the card's search where no bet is faced."""
+    *_, tree, Z, Y, card, policy, log = setup
+    for s in card.sections:
+        if "not facing" in s.title:
+            assert not any(c.feature in ("equity_margin", "defend_margin", "facing_bet")
+                           for r in s.rules for c in r.conditions)
+    facing = Z[:, -2] > 0.5
+    for f in ("equity_margin", "defend_margin", "facing_bet"):
+        j = CARD_FEATURES.index(f)
+        assert np.isnan(Z[~facing, j]).all() and not np.isnan(Z[facing, j]).any()
+
+
+def test_regret_growth_continues_the_card_tree(setup):
+    """Growth by regret keeps the imitation tree's first splits, respects the card's limits, and its rules are
+    fitted and played like any card's."""
+    games, sols, tree, Z, Y, *_ = setup
+    config = CardConfig(max_leaves=12, n_samples=20_000, min_leaf_share=0.01)
+    start = 6
+    grown, log = grow_card_by_regret(tree, start, 9, Z, Y, games, config, iterations=10, step=2)
+    assert grown.max_leaves == 9 and [r["rules"] for r in log] == [6, 8]
+    assert all(r["train_pct_pot"] > 0 for r in log)
+    kept = [(int(tree.feature[s]), float(tree.threshold[s])) for s in tree.split_order[:start - 1]]
+    assert [(int(grown.feature[s]), float(grown.threshold[s])) for s in grown.split_order[:start - 1]] == kept
+    card, policy, _ = fit_card(grown, 9, Z, Y, games, config, iterations=10)
+    assert card.n_rules == 9 and all(len(r.conditions) <= 3 for r in card.rules())
+    e = evaluate_policy(games[0], play(games[0], policy)).exploitability_pct_pot
+    assert 0 < e < 200
+    with pytest.raises(ValueError, match="max_rules"):
+        grow_card_by_regret(tree, start, start, Z, Y, games, config)
+    with pytest.raises(ValueError, match="start_rules"):
+        grow_card_by_regret(tree, tree.max_leaves + 1, tree.max_leaves + 2, Z, Y, games, config)
 
 
 def test_a_river_card_plays_turn_decisions_with_its_river_rules(setup):

@@ -118,3 +118,58 @@ def test_flat_regrets_equal_a_per_node_sum(setup):
     for k in tables:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-9, atol=1e-12)
     assert any(np.abs(v).max() > 1e-6 for v in got.values())
+
+
+def test_information_set_values_add_up_to_the_payoffs_against_best_responses(setup):
+    """Played by the leaf strategies, the class values of player 1's root information sets add up to his payoff
+    against player 2's best response, and those of player 2's first decisions (every line passes through exactly
+    one) to hers against his; an independent pass of the engine (best-response values) gives both."""
+    from games.core.evaluation import engine_for
+    from hunl.distill.optimal_leaves import information_set_values
+
+    games, _, model = setup
+    rng = np.random.default_rng(5)
+    tables = {k: rng.dirichlet(np.ones(4), size=model.leaf_table(k).shape[0]) for k in model.leaf_keys()}
+    tuned = model.with_leaf_tables(tables)
+    for g in games:
+        iv = information_set_values(model, g, tables)
+        assert iv.X.shape == (iv.values.shape[0], 13) and iv.values.shape[1] == 4
+        assert not np.isnan(iv.X[:, 0]).any() and np.all(iv.street == 5)
+        pol = play(g, tuned)
+        eng = engine_for(g)
+        br = eng.best_response_values(eng.from_edges(pol.probs))
+        strat = np.zeros_like(iv.values)
+        for nl in endgame_leaves(model, g):
+            rows = np.flatnonzero(iv.node == nl.node)
+            assert rows.size == nl.leaves.size           # river endgames: every hand holds on the board
+            strat[rows] = tables[nl.key][nl.leaves]
+        payoff = (strat * iv.values).sum(axis=1)
+        t = g.tree
+        root = iv.node == 0
+        first = np.isin(iv.node, np.asarray(t.children(0)))
+        assert np.all(iv.facing[root] == False)  # noqa: E712
+        assert payoff[root].sum() == pytest.approx(-br[1] / g.pot, rel=1e-5, abs=1e-9)
+        assert payoff[first].sum() == pytest.approx(-br[0] / g.pot, rel=1e-5, abs=1e-9)
+
+
+def test_information_set_values_count_only_the_hands_a_player_brings(setup):
+    """Values are weighted by the player's own reach: when player 1 never checks, his information sets after a
+    check are worth nothing; when he checks a quarter of the time, they are not."""
+    from hunl.distill.optimal_leaves import information_set_values
+
+    games, _, model = setup
+    g = games[0]
+    tables = {k: np.tile([0.0, 0.0, 0.0, 1.0], (model.leaf_table(k).shape[0], 1)) if k == (5, False, 0)
+              else np.full((model.leaf_table(k).shape[0], 4), 0.25) for k in model.leaf_keys()}
+    iv = information_set_values(model, g, tables)
+    t = g.tree
+    check = next(int(c) for c in t.children(0) if t.action[c] == "check")
+    after_check = np.zeros(t.n_nodes, dtype=bool)
+    after_check[check] = True
+    for n in range(1, t.n_nodes):                    # parents have smaller ids
+        after_check[n] |= after_check[t.parent[n]]
+    p1_rows = np.isin(iv.node, np.flatnonzero(t.player == 0)) & (iv.node != 0)
+    assert p1_rows[after_check[iv.node]].any()
+    assert np.all(iv.values[p1_rows & after_check[iv.node]] == 0.0)
+    uniform = information_set_values(model, g, {k: np.full_like(v, 0.25) for k, v in tables.items()})
+    assert np.abs(uniform.values[p1_rows & after_check[uniform.node]]).max() > 0

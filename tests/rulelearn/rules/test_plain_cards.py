@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulelearn.rules.cards import CardCondition, CardCost, CardRule, CardSection, Quantity, RuleCard
 from rulelearn.rules.plain import (
@@ -91,6 +93,58 @@ def test_round_tree_constraints():
     assert means.shape == (tree.max_leaves, 2) and np.allclose(means.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="criterion"):
         grow_round_tree(x, y, grids, criterion="gini")
+
+
+def _same_tree_shape(a, b, n_leaves):
+    """The trees with ``n_leaves`` leaves of ``a`` and ``b`` have the same splits, in the same order."""
+    def splits(t):
+        return [(int(t.feature[s]), float(t.threshold[s]), tuple(str(c) for c in t.conditions(int(s))))
+                for s in t.split_order[:n_leaves - 1]]
+    return splits(a) == splits(b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), cut=st.integers(1, 12), conditions=st.integers(1, 3))
+def test_continued_growth_equals_growth_at_once(seed, cut, conditions):
+    """Growing a tree to ``cut`` leaves, then on from there with the same targets, gives the tree grown at once
+    (best-first growth is nested), renumbered but with the same splits in the same order and the same gains."""
+    rng = np.random.default_rng(seed)
+    m = 600
+    x = rng.random((m, 4))
+    x[:, 3] = rng.integers(0, 2, m)
+    y = np.stack([(x[:, 0] > 0.3) * 0.6 + 0.3 * x[:, 1] + 0.2 * x[:, 3] + 0.05 * rng.random(m),
+                  rng.random(m)], axis=1)
+    grids = [share_grid()] * 3 + [[0.5]]
+    kw = dict(max_conditions=conditions, free=[3], pure=[3], min_leaf_rows=5)
+    whole = grow_round_tree(x, y, grids, max_leaves=13, **kw)
+    if cut >= whole.max_leaves:
+        return
+    part = grow_round_tree(x, y, grids, max_leaves=cut, **kw)
+    again = grow_round_tree(x, y, grids, max_leaves=13, start=part, **kw)
+    assert again.max_leaves == whole.max_leaves
+    assert _same_tree_shape(again, whole, whole.max_leaves)
+    assert np.allclose(again.gains, whole.gains)
+    for k in range(1, again.max_leaves + 1):    # parents before children: the masks are those of the whole tree
+        a = again.node_masks(x)[again.leaves(k)]
+        b = whole.node_masks(x)[whole.leaves(k)]
+        assert sorted(map(bytes, np.packbits(a, axis=1))) == sorted(map(bytes, np.packbits(b, axis=1)))
+
+
+def test_continued_growth_keeps_the_start_and_follows_new_targets():
+    rng = np.random.default_rng(1)
+    x = rng.random((2000, 2))
+    first = grow_round_tree(x, np.stack([x[:, 0] > 0.5, x[:, 0] <= 0.5], axis=1).astype(float), [share_grid()] * 2,
+                            max_leaves=2)
+    assert (first.feature[0], first.threshold[0]) == (0, 0.5)
+    cost = np.stack([(x[:, 1] > 0.3), (x[:, 1] <= 0.3)], axis=1).astype(float)    # now only x1 matters
+    tree = grow_round_tree(x, cost, [share_grid()] * 2, max_leaves=4, criterion="cost", start=first)
+    assert _same_tree_shape(tree, first, 2)
+    assert [int(tree.feature[s]) for s in tree.split_order[1:]] == [1, 1]
+    assert {float(tree.threshold[s]) for s in tree.split_order[1:]} == {0.3}
+    with pytest.raises(ValueError, match="max_leaves"):
+        grow_round_tree(x, cost, [share_grid()] * 2, max_leaves=2, criterion="cost", start=first)
+    with pytest.raises(ValueError, match="features"):
+        grow_round_tree(x[:, :1], cost, [share_grid()], max_leaves=4, criterion="cost", start=first)
 
 
 def test_cost_criterion_picks_the_cheaper_action_by_group():
