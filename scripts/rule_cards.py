@@ -68,6 +68,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--regret-endgames", type=int, default=100, help="training endgames of the regret growth")
     h.add_argument("--regret-iterations", type=int, default=100, help="CFR-BR iterations per regret round")
     h.add_argument("--regret-step", type=int, default=1, help="splits added per regret round")
+    h.add_argument("--streets", nargs="+", choices=("flop", "turn", "river"), default=None,
+                   help="learn the card from the decisions of these streets only (default: every street)")
+    h.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
+                   help="a card that plays another street while the card's rules are optimised and measured "
+                        "(e.g. --streets turn --fixed-card river docs/cards/river.json); repeat per street")
     h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
     h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
                    help="depths of the comparison trees (raw thresholds, optimal leaves)")
@@ -117,7 +122,9 @@ def main(argv=None) -> int:
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
             libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc,
             regret_from=a.regret_from, regret_endgames=a.regret_endgames, regret_iterations=a.regret_iterations,
-            regret_step=a.regret_step))
+            regret_step=a.regret_step,
+            streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
+            fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else ()))
     if a.game == "streets":
         from hunl.distill.street_cards import StreetCardsJob, run_street_cards
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.distill.cards import CardConfig, CardPolicy, fit_card, grow_card_by_regret, grow_card_tree
+from hunl.distill.cards import CardConfig, CardPolicy, StreetCards, fit_card, grow_card_by_regret, grow_card_tree
 from hunl.distill.decisions import DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
@@ -65,6 +65,8 @@ class CardJob:
     regret_endgames: int = 100
     regret_iterations: int = 100
     regret_step: int = 1
+    streets: tuple[int, ...] | None = None
+    fixed_cards: tuple[tuple[int, str], ...] = ()
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
@@ -137,6 +139,7 @@ class _Data:
             train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
             train, test = take(cols, train_ids), take(cols, test_ids)
             thin = "" if job.max_rows is None else f"_thin{job.max_rows}"
+            thin += "" if job.streets is None else "_streets" + "".join(str(s) for s in sorted(job.streets))
             cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}{thin}.npz"
             if cache.exists():
                 with np.load(cache) as z:
@@ -145,7 +148,8 @@ class _Data:
                 from tqdm.auto import tqdm
 
                 with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:
-                    r = concat_rows(collect_rows(family, chunk, executor, progress=bar, max_rows=job.max_rows)
+                    r = concat_rows(collect_rows(family, chunk, executor, progress=bar, max_rows=job.max_rows,
+                                                 streets=job.streets)
                                     for chunk in _chunks(db, train["game_id"]))
                 np.savez(cache, **{f: getattr(r, f) for f in DecisionRows.__dataclass_fields__})
             rows.append(r)
@@ -198,7 +202,8 @@ def run_cards(job: CardJob) -> int:
     key = json.dumps({k: v for k, v in asdict(job).items()
                       if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
                       and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
-                      and not (k.startswith("regret_") and job.regret_from is None)},
+                      and not (k.startswith("regret_") and job.regret_from is None)
+                      and not (k in ("streets", "fixed_cards") and not v)},
                      sort_keys=True)
     if (out / "key.json").exists() and (out / "key.json").read_text() != key:
         for f in [*out.glob("size_*.json"), out / "others.json"]:  # every result of the old settings
@@ -217,6 +222,7 @@ def run_cards(job: CardJob) -> int:
         n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
         measure = (f"NashConv / 2 of the card played by both players, mean over {n_test:,} held-out solved endgames "
                    f"({', '.join(job.dbs)})")
+        fixed = _fixed_cards(job)
         frontier, cards, cached = [], {}, 0
         for n in sorted(set(job.sizes) | {job.card_rules}):
             if n > tree.max_leaves:
@@ -227,8 +233,8 @@ def run_cards(job: CardJob) -> int:
                 cached += 1
             else:
                 card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
-                                             workers=workers, title=job.title)
-                scores, _ = data.score({"card": policy}, ex)
+                                             workers=workers, title=job.title, fixed=fixed)
+                scores, _ = data.score({"card": _played(card, policy, fixed)}, ex)
                 card = RuleCard(card.title, card.sections, card.quantities, card_cost(scores, "card", measure),
                                 _notes(), card.meta)
                 rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
@@ -252,7 +258,7 @@ def run_cards(job: CardJob) -> int:
     if job.libratus:
         from hunl.distill.experiment import libratus_scores
 
-        result["libratus"] = libratus_scores(None, {"card": CardPolicy(card), **BASELINES})
+        result["libratus"] = libratus_scores(None, {"card": _played(card, CardPolicy(card), fixed), **BASELINES})
         result["seconds"] = time.perf_counter() - t0
     (out / "frontier.json").write_text(json.dumps(result, indent=1))
     frontier_plot(result, out / "frontier.png", job.title)
@@ -260,6 +266,20 @@ def run_cards(job: CardJob) -> int:
         write_card_docs(job, result, card)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _fixed_cards(job: CardJob) -> dict | None:
+    """``{street: RuleCard}`` of ``job.fixed_cards`` (``(street name, JSON path)`` pairs; None without them)."""
+    from hunl.distill.street_cards import load_cards
+
+    return load_cards(job.fixed_cards) if job.fixed_cards else None
+
+
+def _played(card: RuleCard, policy: CardPolicy, fixed: dict | None):
+    """How a card is measured: alone, or on its streets beside the fixed cards (:class:`StreetCards`)."""
+    if not fixed:
+        return policy
+    return StreetCards({**fixed, **{int(s): card for s in card.meta.get("streets", (4, 5))}})
 
 
 def _regret_tree(job: CardJob, tree, Z, Y, data: _Data, config: CardConfig, workers: int, out: Path):
@@ -276,7 +296,7 @@ def _regret_tree(job: CardJob, tree, Z, Y, data: _Data, config: CardConfig, work
     t0 = time.perf_counter()
     grown, log = grow_card_by_regret(tree, job.regret_from, max(job.sizes), Z, Y,
                                      data.leaf_games(job.regret_endgames), config, iterations=job.regret_iterations,
-                                     step=job.regret_step, workers=workers, progress=True)
+                                     step=job.regret_step, workers=workers, progress=True, fixed=_fixed_cards(job))
     np.savez(cache, feature=grown.feature, threshold=grown.threshold, left=grown.left, right=grown.right,
              split_order=grown.split_order, gains=grown.gains, feature_names=np.asarray(grown.feature_names),
              log=json.dumps(log))

@@ -41,13 +41,16 @@ from rulelearn.rules.growth import GrownTree
 from rulelearn.rules.plain import describe_plain_mix, plain_fractions
 from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
-__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "STREET_NAMES", "CardConfig", "CardPolicy", "StreetCards",
+__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "FIXED_KEY", "STREET_NAMES", "CardConfig", "CardPolicy",
+           "CompositeCard", "StreetCards",
            "card_from_tree", "fit_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
 
 #: Street numbers (cards on the board) and their names.
 STREET_NAMES = {3: "flop", 4: "turn", 5: "river"}
 #: The one leaf-table key of a card (all its rules form one table).
 CARD_KEY = "card"
+#: The leaf-table key of the fixed cards of a :class:`CompositeCard`.
+FIXED_KEY = "fixed"
 #: Features a card may test by default (the river's and the turn's deciles; ``equity_uniform`` left out: raw
 #: strength without the ranges is what rule cards should not rely on).
 DEFAULT_CARD_FEATURES = ("equity", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev", "opp_strong",
@@ -345,9 +348,74 @@ class StreetCards:
         return self.policy_for(street).class_probs(street, facing, X)
 
 
+class CompositeCard:
+    """A card being learned for some streets, played beside fixed cards for the others: the policy over leaves
+    that :func:`hunl.distill.optimal_leaves.optimise_leaves` optimises, with the fixed cards' rules frozen.
+
+    E.g. a turn card's rules are optimised while the river card plays every river decision, so they are the
+    turn strategies that are least exploitable *together with* that river card, which is how the two are played
+    (:class:`StreetCards`).
+
+    Parameters
+    ----------
+    learn : CardPolicy
+        The card being learned; it plays the decisions of the streets of its card's ``meta["streets"]``.
+    fixed : mapping of int to RuleCard
+        ``{street: card}`` for the other streets (each street by its own card; a street without one is played
+        by the nearest, as :class:`StreetCards`).
+
+    Raises
+    ------
+    ValueError
+        If ``fixed`` is empty or gives a card for a street the learned card plays.
+    """
+
+    ranges = "start"
+
+    def __init__(self, learn: CardPolicy, fixed):
+        fixed = dict(fixed)
+        if not fixed:
+            raise ValueError("fixed must give at least one card ({street: RuleCard})")
+        clash = sorted(set(fixed) & set(learn.streets))
+        if clash:
+            raise ValueError(f"fixed gives cards for streets {clash} that the learned card plays")
+        self.learn = learn
+        self.fixed = StreetCards(fixed)
+        self._offsets = {}
+        a = 0
+        for k, pol in self.fixed.policies.items():
+            self._offsets[k] = a
+            a += pol.table.shape[0]
+        self._fixed_table = np.concatenate([pol.table for pol in self.fixed.policies.values()])
+
+    def leaf_keys(self) -> tuple:
+        return (CARD_KEY, FIXED_KEY)
+
+    def leaf_table(self, key) -> np.ndarray:
+        return self.learn.table if key == CARD_KEY else self._fixed_table
+
+    def leaf_ids(self, street: int, facing: bool, player: int, X) -> tuple:
+        """The learned card's rule (key :data:`CARD_KEY`) on its streets, else the fixed card's rule (key
+        :data:`FIXED_KEY`, rows of all fixed cards' rules one after the other)."""
+        if int(street) in self.learn.streets:
+            return self.learn.leaf_ids(street, facing, player, X)
+        pol = self.fixed.policy_for(street)
+        k = next(s for s, p in self.fixed.policies.items() if p is pol)
+        _, idx = pol.leaf_ids(street, facing, player, X)
+        return FIXED_KEY, idx + self._offsets[k]
+
+    def with_leaf_tables(self, tables: dict) -> CompositeCard:
+        """The learned card playing ``tables[CARD_KEY]``, beside the same fixed cards."""
+        return CompositeCard(self.learn.with_leaf_tables(tables), self.fixed.cards)
+
+    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
+        key, idx = self.leaf_ids(street, facing, 0, X)
+        return self.leaf_table(key)[idx]
+
+
 def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games, config: CardConfig = CardConfig(),
              iterations: int = 200, workers: int = 1, title: str = "HUNL rule card",
-             progress: bool = False) -> tuple[RuleCard, CardPolicy, dict]:
+             progress: bool = False, fixed=None) -> tuple[RuleCard, CardPolicy, dict]:
     """The card of the tree with ``n_rules`` leaves, its leaves optimised for exploitability and rounded.
 
     Parameters
@@ -364,13 +432,16 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     workers : int, default 1
     title : str
     progress : bool, default False
+    fixed : mapping of int to RuleCard, optional
+        Cards that play the other streets of ``games`` while the rules are optimised (:class:`CompositeCard`);
+        by default the card plays every street (a street without rules by the nearest street's rules).
 
     Returns
     -------
     card : RuleCard
         Plain strategies (no cost yet).
     policy : CardPolicy
-        Plays the card.
+        Plays the card (with ``fixed``: on its streets; play it with :class:`StreetCards`).
     log : dict
         ``{"exact_train_pct_pot": [...], "iterations": [...]}`` of the optimisation (training endgames).
     """
@@ -386,8 +457,9 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
     if iterations > 0:
-        res = optimise_leaves(CardPolicy(provisional), games, iterations=iterations,
-                              log_every=max(1, iterations // 10), workers=workers, progress=progress)
+        model = CardPolicy(provisional) if not fixed else CompositeCard(CardPolicy(provisional), fixed)
+        res = optimise_leaves(model, games, iterations=iterations, log_every=max(1, iterations // 10),
+                              workers=workers, progress=progress, frozen=(FIXED_KEY,) if fixed else ())
         tuned = np.empty_like(res.tables[CARD_KEY])
         tuned[order] = res.tables[CARD_KEY]  # leaf order
         log = {"iterations": res.log_iterations.tolist(),
@@ -418,20 +490,21 @@ def _fold_unused(table: np.ndarray, used: np.ndarray) -> np.ndarray:
     return out
 
 
-def _values_task(policy: CardPolicy, games: list) -> tuple[np.ndarray, np.ndarray]:
-    """The card design rows and class values (:func:`information_set_values`) of every information set of
-    ``games`` under ``policy``, concatenated."""
+def _values_task(policy, games: list, streets) -> tuple[np.ndarray, np.ndarray]:
+    """The card design rows and class values (:func:`information_set_values`) of the information sets on
+    ``streets`` of ``games`` under ``policy`` (a :class:`CardPolicy` or :class:`CompositeCard`), concatenated."""
     zs, vs = [], []
     for g in games:
         iv = information_set_values(policy, g)
-        zs.append(_design_of(iv.X, iv.facing, iv.street))
-        vs.append(iv.values)
+        keep = np.isin(iv.street, list(streets))
+        zs.append(_design_of(iv.X[keep], iv.facing[keep], iv.street[keep]))
+        vs.append(iv.values[keep])
     return np.concatenate(zs), np.concatenate(vs)
 
 
 def grow_card_by_regret(tree: GrownTree, start_rules: int, max_rules: int, Z: np.ndarray, Y: np.ndarray, games,
                         config: CardConfig = CardConfig(), iterations: int = 100, step: int = 1,
-                        workers: int = 1, progress: bool = False) -> tuple[GrownTree, list[dict]]:
+                        workers: int = 1, progress: bool = False, fixed=None) -> tuple[GrownTree, list[dict]]:
     """Grow a card tree on from ``start_rules`` rules by the splits that most reduce what best responses win.
 
     The card grown by imitation (:func:`grow_card_tree`) splits where the equilibrium's strategies differ most;
@@ -470,6 +543,9 @@ def grow_card_by_regret(tree: GrownTree, start_rules: int, max_rules: int, Z: np
         Splits added per round.
     workers : int, default 1
     progress : bool, default False
+    fixed : mapping of int to RuleCard, optional
+        Cards that play the other streets (:func:`fit_card`); only the information sets of the card's own
+        streets are split.
 
     Returns
     -------
@@ -497,8 +573,10 @@ def grow_card_by_regret(tree: GrownTree, start_rules: int, max_rules: int, Z: np
     parts = [list(p) for p in np.array_split(np.asarray(games, dtype=object), max(1, min(workers, len(games))))]
     with make_executor(workers, None, n_tasks=len(parts)) as ex:
         while n < max_rules:
-            _, policy, fit_log = fit_card(tree, n, Z, Y, games, config, iterations=iterations, workers=workers)
-            got = list(ex.imap_unordered(_values_task, [(policy, p) for p in parts]))
+            _, policy, fit_log = fit_card(tree, n, Z, Y, games, config, iterations=iterations, workers=workers,
+                                          fixed=fixed)
+            played = CompositeCard(policy, fixed) if fixed else policy
+            got = list(ex.imap_unordered(_values_task, [(played, p, policy.streets) for p in parts]))
             Zv = np.concatenate([z for z, _ in got])
             V = np.concatenate([v for _, v in got])
             log.append({"rules": n, "train_pct_pot": float(fit_log["exact_train_pct_pot"][-1])})

@@ -340,7 +340,7 @@ class _Shard:
 
 
 def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
-                    workers: int = 1, progress: bool = False) -> LeafCFRResult:
+                    workers: int = 1, progress: bool = False, frozen=()) -> LeafCFRResult:
     """Leaf strategies minimising the mean exploitability of ``model`` over ``games`` (CFR-BR over the leaves).
 
     Parameters
@@ -361,10 +361,15 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
         a few KiB, travel each iteration). The result does not depend on it.
     progress : bool, default False
         Show a progress bar.
+    frozen : sequence of keys, default ()
+        Leaf tables that keep the model's strategies (e.g. the rules of a card already learned for another
+        street, :class:`hunl.distill.cards.CompositeCard`): the other leaves are optimised against best responses
+        to the policy that plays them too.
 
     Returns
     -------
     LeafCFRResult
+        Frozen tables are returned as they were.
 
     Raises
     ------
@@ -384,6 +389,10 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
         raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
     if getattr(model, "ranges", "start") != "start":
         raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
+    frozen = set(frozen)
+    unknown = frozen - set(model.leaf_keys())
+    if unknown:
+        raise ValueError(f"frozen keys {sorted(map(str, unknown))} are not leaf keys of the model")
     start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
     current = {k: v.copy() for k, v in start.items()}
     regret = {k: np.zeros_like(v) for k, v in start.items()}
@@ -413,6 +422,8 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
                 for k in regret:
                     regret[k] += part[k]
             for k in current:
+                if k in frozen:
+                    continue
                 r = np.maximum(regret[k], 0.0)  # regret matching+
                 regret[k] = r
                 pos = r.sum(axis=1, keepdims=True)

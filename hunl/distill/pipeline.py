@@ -31,25 +31,26 @@ def take(columns: dict, ids) -> dict:
     return {k: np.asarray(v)[ids] for k, v in columns.items()}
 
 
-def rows_task(family, columns: dict, ranges: str = "start", max_rows: int | None = None
+def rows_task(family, columns: dict, ranges: str = "start", max_rows: int | None = None, streets=None
               ) -> tuple[int, int, DecisionRows]:
     """Decision rows (:func:`hunl.distill.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
     first endgame's id and the number of endgames; with ``max_rows``, about that many of each endgame's rows
-    (:func:`hunl.distill.policy.thin_rows`, seeded by the endgame's id)."""
+    (:func:`hunl.distill.policy.thin_rows`, seeded by the endgame's id); with ``streets``, only the decisions on
+    those streets (thinned after the selection)."""
     out = []
     n = len(columns["game_id"])
     for i in range(n):
         game = family.game(columns, i)
-        rows = decision_rows(game, family.policy_array(columns, i, game), ranges=ranges)
+        rows = decision_rows(game, family.policy_array(columns, i, game), ranges=ranges, streets=streets)
         out.append(rows if max_rows is None else thin_rows(rows, max_rows, seed=int(columns["game_id"][i])))
     return int(columns["game_id"][0]), n, concat_rows(out)
 
 
 def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None,
-                 ranges: str = "start", max_rows: int | None = None) -> DecisionRows:
+                 ranges: str = "start", max_rows: int | None = None, streets=None) -> DecisionRows:
     """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``)."""
     n = len(columns["game_id"])
-    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges, max_rows)
+    tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges, max_rows, streets)
              for a in range(0, n, chunk)]
     parts = []
     for first, count, rows in executor.imap_unordered(rows_task, tasks):

@@ -265,3 +265,71 @@ def test_run_street_cards_end_to_end(setup, tmp_path):
     assert together["exploitability_pct_pot"] == held["river card alone"]["exploitability_pct_pot"]
     assert held["river card alone"]["better_share"] == 0.0
     assert "<!--block:card-t-->" in doc.read_text()
+
+
+@pytest.fixture(scope="module")
+def turn_setup(setup):
+    """Two small solved turn endgames, a turn-only card tree on their turn decisions and the river card of
+    ``setup``."""
+    *_, river_card, _, _ = setup
+    specs = (("Ks7d2c9h", "TT+,A9s+,KJo+,QTs+,98s", "77+,A5s+,KTo+,QJs,JTs", 600, 2400),
+             ("2h5d8cJs", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 2500))
+    games, sols = [], []
+    for board, r1, r2, pot, stack in specs:
+        g = HoldemEndgame(board, [r1, r2], pot=pot, stack=stack, bet_sizes=BetSizes(bets=(1.0,), raises=(),
+                                                                                     all_in=True), raise_cap=1)
+        games.append(g)
+        sols.append(solve_endgame(g, "dcfr", iterations=100).result.policy.probs)
+    rows = concat_rows(decision_rows(g, p, streets=[4]) for g, p in zip(games, sols))
+    config = CardConfig(max_leaves=8, n_samples=20_000, min_leaf_share=0.01)
+    tree, Z, Y = grow_card_tree(rows, config)
+    return games, tree, Z, Y, config, river_card
+
+
+def test_a_turn_card_is_optimised_beside_the_fixed_river_card(turn_setup):
+    """The composite plays the turn by the turn card's rules and the river by the fixed river card; optimising the
+    turn rules leaves the river card as it is, and the optimiser's own training figure is what the turn card
+    and the river card played together (StreetCards) cost."""
+    from hunl.distill.cards import FIXED_KEY, CompositeCard, StreetCards
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, tree, Z, Y, config, river_card = turn_setup
+    turn, turn_policy, log = fit_card(tree, 6, Z, Y, games, config, iterations=20, fixed={5: river_card})
+    assert turn.meta["streets"] == [4] and all(s.title.startswith("Turn") for s in turn.sections)
+    both = StreetCards({4: turn, 5: river_card})
+    comp = CompositeCard(turn_policy, {5: river_card})
+    g = games[0]
+    t = g.tree
+    street = g.betting.street
+    got, want_turn, want_river = (play(g, c).probs for c in (comp, turn_policy, CardPolicy(river_card)))
+    from games.core.tree import DECISION
+
+    kids = np.flatnonzero(t.kind[np.maximum(t.parent, 0)] == DECISION)   # the actions of decision nodes
+    kids = kids[kids > 0]
+    on_river = street[t.parent[kids]] == 5
+    assert on_river.any() and (~on_river).any()
+    assert not np.array_equal(want_turn[kids[on_river]], want_river[kids[on_river]])
+    np.testing.assert_array_equal(got[kids[on_river]], want_river[kids[on_river]])
+    np.testing.assert_array_equal(got[kids[~on_river]], want_turn[kids[~on_river]])
+    np.testing.assert_array_equal(play(g, both).probs, got)
+    # the frozen table is returned unchanged and the logged figure is the pair's exploitability
+    res = optimise_leaves(comp, games, iterations=8, log_every=4, frozen=(FIXED_KEY,))
+    np.testing.assert_array_equal(res.tables[FIXED_KEY], comp.leaf_table(FIXED_KEY))
+    tuned = comp.with_leaf_tables(res.tables)
+    direct = np.mean([evaluate_policy(h, play(h, tuned)).exploitability_pct_pot for h in games])
+    assert res.log_exploitability_pct_pot[-1] == pytest.approx(direct, rel=1e-4)
+    assert log["exact_train_pct_pot"][-1] < log["exact_train_pct_pot"][0]
+
+
+def test_composite_card_rejects_bad_input(turn_setup):
+    from hunl.distill.cards import CompositeCard
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, tree, Z, Y, config, river_card = turn_setup
+    _, turn_policy, _ = fit_card(tree, 4, Z, Y, games, config, iterations=0)
+    with pytest.raises(ValueError, match="at least one"):
+        CompositeCard(turn_policy, {})
+    with pytest.raises(ValueError, match="streets \\[4\\]"):
+        CompositeCard(turn_policy, {4: river_card})
+    with pytest.raises(ValueError, match="frozen"):
+        optimise_leaves(turn_policy, games, iterations=2, frozen=("nothing",))
