@@ -28,7 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.distill.cards import CardConfig, CardPolicy, StreetCards, fit_card, grow_card_by_regret, grow_card_tree
+from hunl.distill.cards import (
+    CardConfig,
+    CardPolicy,
+    StreetCards,
+    fit_card,
+    grow_card_by_regret,
+    grow_card_tree,
+)
 from hunl.distill.decisions import DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
