@@ -8,6 +8,8 @@
     python scripts/rule_cards.py hunl --db data/hunl_river_2500 --libratus   # the river card and its frontier
     python scripts/rule_cards.py streets --libratus   # the turn card with the river card on the river
     python scripts/rule_cards.py flop --doc docs/HUNL.md   # flop cards inside solved flop endgames
+    python scripts/rule_cards.py floor --card docs/cards/river.json   # the card's rules with each endgame's own
+                                                                      # strategies: what sharing one costs
 
 ``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
 the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
@@ -82,6 +84,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--title", default="HUNL river rule card")
     h.add_argument("--name", default="river", help="card name: docs/cards/<name>.json, blocks card-<name>*")
     h.add_argument("--doc", default=None, help="write the card's blocks into this doc (docs/HUNL.md)")
+    fl = sub.add_parser("floor", help="a card's rules with each held-out endgame's own strategies: the floor of its "
+                                      "rule form and the cost of sharing one strategy per rule (docs/HUNL.md)")
+    fl.add_argument("--card", default="docs/cards/river.json", help="the card's JSON")
+    fl.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
+                    help="a card kept as it is for another street (e.g. river docs/cards/river.json beside a turn card)")
+    fl.add_argument("--db", default="data/hunl_river_2500", help="database whose held-out endgames are used")
+    fl.add_argument("--seed", type=int, default=0, help="split seed (the card run's)")
+    fl.add_argument("--max-test", type=int, default=20, help="held-out endgames")
+    fl.add_argument("--iterations", type=int, default=1500, help="CFR-BR iterations in each endgame")
+    fl.add_argument("--workers", type=int, default=None)
+    fl.add_argument("--name", default="river", help="block card-<name>-floor")
+    fl.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
     s = sub.add_parser("streets", help="rule cards played together, each street by its own card (docs/HUNL.md)")
     s.add_argument("--card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
                    help="a street (flop, turn, river) and its card's JSON; repeat per street (default: the turn "
@@ -125,6 +139,15 @@ def main(argv=None) -> int:
             regret_step=a.regret_step,
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
             fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else ()))
+    if a.game == "floor":
+        from hunl.distill.card_floor import FloorJob, run_card_floor
+
+        res = run_card_floor(FloorJob(card=a.card, db=a.db, seed=a.seed, max_test=a.max_test, iterations=a.iterations,
+                                      workers=a.workers, name=a.name, doc=a.doc, command=command,
+                                      fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
+        print(f"{res['n_rules']} rules, {res['n_test']} held-out endgames: {res['printed_mean']:.2f}% of the pot as "
+              f"printed, {res['floor_mean']:.2f}% with each endgame's own strategies")
+        return 0
     if a.game == "streets":
         from hunl.distill.street_cards import StreetCardsJob, run_street_cards
 

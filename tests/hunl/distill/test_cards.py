@@ -333,3 +333,24 @@ def test_composite_card_rejects_bad_input(turn_setup):
         CompositeCard(turn_policy, {4: river_card})
     with pytest.raises(ValueError, match="frozen"):
         optimise_leaves(turn_policy, games, iterations=2, frozen=("nothing",))
+
+
+def test_card_floor_is_at_most_the_printed_cost_and_matches_a_re_measurement(setup):
+    """The floor is the card's rules playing strategies optimised for that endgame alone: never above the card
+    as printed, and what those strategies really cost when played."""
+    from hunl.distill.card_floor import card_floor
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, _, _, _, _, card, policy, _ = setup
+    g = games[1]
+    printed, floor = card_floor(card, g, iterations=40)
+    assert printed == pytest.approx(evaluate_policy(g, play(g, policy)).exploitability_pct_pot, rel=1e-12)
+    assert floor <= printed
+    res = optimise_leaves(policy, [g], iterations=40, log_every=8)
+    best = int(np.argmin(res.log_exploitability_pct_pot))
+    assert floor == pytest.approx(res.log_exploitability_pct_pot[best], rel=1e-12)
+    tuned = policy.with_leaf_tables(res.tables)           # the final average is one of the logged points
+    assert evaluate_policy(g, play(g, tuned)).exploitability_pct_pot == pytest.approx(
+        res.log_exploitability_pct_pot[-1], rel=1e-4)
+    with pytest.raises(ValueError, match="iterations"):
+        card_floor(card, g, iterations=0)

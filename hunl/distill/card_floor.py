@@ -1,0 +1,176 @@
+"""How much of a rule card's cost is its rules, and how much is one strategy shared by every endgame:
+``scripts/rule_cards.py floor``.
+
+A card does two things at once: its conditions split the information sets into rules (the card's *rule form*),
+and each rule plays one strategy in every endgame. :func:`run_card_floor` separates the two on held-out solved
+endgames. For each endgame, the card's rules get that endgame's own least exploitable strategies (CFR-BR over the
+rules in that endgame alone, :func:`hunl.distill.optimal_leaves.optimise_leaves` with one game): the mean of those
+figures is the *floor* of the rule form -- what the same rules would cost if each endgame could have its own
+strategies (up to the convergence of CFR-BR, which only approaches the optimum; more iterations lower it). The
+card as printed costs more; the difference is the cost of sharing one strategy per rule across endgames, which
+more rules of the same kind, or rules about the ranges, must buy back.
+
+Exploitability is NashConv / 2 of the policy played by both players, in % of the starting pot
+(:func:`hunl.distill.cost.evaluate_policy`), as everywhere in ``docs/HUNL.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hunl.distill.card_experiment import split_endgames
+from hunl.distill.cards import FIXED_KEY, CardPolicy, CompositeCard
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.optimal_leaves import optimise_leaves
+from hunl.distill.pipeline import take
+from hunl.distill.policy import play
+from rulelearn.data.database import SolutionDatabase
+from rulelearn.data.executors import make_executor
+from rulelearn.rules.cards import RuleCard
+from rulelearn.validation import check_int
+
+__all__ = ["FloorJob", "card_floor", "run_card_floor"]
+
+
+@dataclass(frozen=True)
+class FloorJob:
+    """What ``scripts/rule_cards.py floor`` runs (its options).
+
+    Attributes
+    ----------
+    card : str
+        The card's JSON (:meth:`rulelearn.rules.cards.RuleCard.to_dict`).
+    fixed_cards : tuple of (str, str)
+        ``(street, JSON)`` cards that play the other streets and keep their rules' strategies (e.g. the river
+        card beside a turn card); default none (the card plays every street).
+    db : str
+        Database whose held-out endgames are used (the split of the card run: same ``seed``).
+    seed, test_fraction : int, float
+    max_test : int
+        Held-out endgames measured.
+    iterations : int
+        CFR-BR iterations in each endgame.
+    workers : int or None
+    name : str
+        Block ``card-<name>-floor`` of ``doc``.
+    doc : str or None
+    command : str
+    """
+
+    card: str = "docs/cards/river.json"
+    fixed_cards: tuple = ()
+    db: str = "data/hunl_river_2500"
+    seed: int = 0
+    test_fraction: float = 0.2
+    max_test: int = 20
+    iterations: int = 1500
+    workers: int | None = None
+    name: str = "river"
+    doc: str | None = None
+    command: str = "python scripts/rule_cards.py floor"
+
+
+def card_floor(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tuple[float, float]:
+    """The card's exploitability in one endgame as printed, and with its rules' strategies optimised for that
+    endgame alone.
+
+    Parameters
+    ----------
+    card : RuleCard
+    game : HoldemEndgame
+    iterations : int, default 1500
+        CFR-BR iterations (the floor falls towards the optimum as they grow).
+    fixed : mapping of int to RuleCard, optional
+        Cards for the other streets, kept as they are (:class:`hunl.distill.cards.CompositeCard`).
+
+    Returns
+    -------
+    printed, floor : float
+        NashConv / 2 in % of the pot: the card played as printed (with ``fixed`` on their streets), and its rules
+        playing this endgame's CFR-BR strategies (the least of the logged averages, which start at the printed
+        strategies: after few iterations the average may still be above them).
+
+    Raises
+    ------
+    ValueError
+        If ``iterations < 1``.
+    """
+    iterations = check_int("iterations", iterations, 1)
+    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+    printed = evaluate_policy(game, play(game, model)).exploitability_pct_pot
+    res = optimise_leaves(model, [game], iterations=iterations, log_every=max(1, iterations // 5),
+                          frozen=(FIXED_KEY,) if fixed else ())
+    return float(printed), float(res.log_exploitability_pct_pot.min())
+
+
+def _floor_task(card: RuleCard, fixed, family, columns: dict, iterations: int) -> list[tuple[int, float, float]]:
+    out = []
+    for i in range(len(columns["game_id"])):
+        printed, floor = card_floor(card, family.game(columns, i), iterations, fixed)
+        out.append((int(columns["game_id"][i]), printed, floor))
+    return out
+
+
+def run_card_floor(job: FloorJob) -> dict:
+    """Run ``job``: the printed cost and the floor of the card's rule form in each held-out endgame.
+
+    Returns
+    -------
+    dict
+        ``{"game_id", "printed_pct_pot", "floor_pct_pot"}`` lists, their means (``printed_mean``,
+        ``floor_mean``), ``n_test``, ``n_rules``, ``iterations``, ``seconds``.
+    """
+    from tqdm.auto import tqdm
+
+    from hunl.distill.street_cards import load_cards
+
+    t0 = time.perf_counter()
+    card = RuleCard.from_dict(json.loads(Path(job.card).read_text()))
+    fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
+    db = SolutionDatabase(job.db)
+    family = db.family()
+    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
+    _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+    tasks = [(card, fixed, family, take(cols, test[a:a + 1]), job.iterations) for a in range(test.size)]
+    rows = []
+    with make_executor(job.workers, None, n_tasks=len(tasks)) as ex, \
+            tqdm(total=len(tasks), unit="endgame", desc="card floor") as bar:
+        for part in ex.imap_unordered(_floor_task, tasks):
+            rows += part
+            bar.update(len(part))
+    rows.sort()
+    result = {"game_id": [r[0] for r in rows], "printed_pct_pot": [r[1] for r in rows],
+              "floor_pct_pot": [r[2] for r in rows], "n_test": len(rows), "n_rules": card.n_rules,
+              "iterations": job.iterations, "card": job.card, "db": job.db, "command": job.command,
+              "fixed_cards": [list(c) for c in job.fixed_cards]}
+    result["printed_mean"] = float(np.mean(result["printed_pct_pot"]))
+    result["floor_mean"] = float(np.mean(result["floor_pct_pot"]))
+    result["seconds"] = time.perf_counter() - t0
+    if job.doc:
+        write_floor_docs(job, result)
+    return result
+
+
+def write_floor_docs(job: FloorJob, result: dict) -> None:
+    """The block ``card-<name>-floor`` of ``job.doc``."""
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    p, f = np.asarray(result["printed_pct_pot"]), np.asarray(result["floor_pct_pot"])
+    sd = (lambda x: float(x.std(ddof=1)) if x.size > 1 else 0.0)  # noqa: E731
+    rows = [("the card as printed: one strategy per rule for every endgame", f"{p.mean():.2f} ± {sd(p):.2f}"),
+            (f"the same rules, each endgame's own strategies (CFR-BR, {result['iterations']} iterations)",
+             f"{f.mean():.2f} ± {sd(f):.2f}"),
+            ("the cost of sharing one strategy per rule", f"{p.mean() - f.mean():.2f}")]
+    beside = "" if not result["fixed_cards"] else " beside " + ", ".join(
+        f"the {s} card `{c}` (kept as it is)" for s, c in result["fixed_cards"])
+    text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
+            f"({result['n_rules']} rules){beside} in {result['n_test']} held-out endgames of {result['db']} "
+            "(the split of the card run: same seed).\n\n"
+            + markdown_table((["policy", "exploitability, % pot (mean ± sd)"], rows), right=("exploitability, % pot "
+                                                                                           "(mean ± sd)",)))
+    write_blocks(job.doc, {f"card-{job.name}-floor": text}, title="# HUNL\n")
