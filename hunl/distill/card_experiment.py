@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -227,9 +227,10 @@ def run_cards(job: CardJob) -> int:
             tree, regret_log = _regret_tree(job, tree, Z, Y, data, config, workers, out)
         games = data.leaf_games(job.leaf_endgames)
         n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
-        measure = (f"NashConv / 2 of the card played by both players, mean over {n_test:,} held-out solved endgames "
-                   f"({', '.join(job.dbs)})")
         fixed = _fixed_cards(job)
+        beside = "" if not fixed else " (" + ", ".join(f"the {s} card `{p}` on the {s}" for s, p in job.fixed_cards) + ")"
+        measure = (f"NashConv / 2 of the card{beside} played by both players, mean over {n_test:,} held-out solved "
+                   f"endgames ({', '.join(job.dbs)})")
         frontier, cards, cached = [], {}, 0
         for n in sorted(set(job.sizes) | {job.card_rules}):
             if n > tree.max_leaves:
@@ -249,6 +250,10 @@ def run_cards(job: CardJob) -> int:
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
+            if cards[n].cost is not None and cards[n].cost.measure != measure:    # a cache of an older wording
+                c = cards[n]
+                cards[n] = RuleCard(c.title, c.sections, c.quantities, replace(c.cost, measure=measure), c.notes,
+                                    c.meta)
             frontier.append({k: v for k, v in rec.items() if k != "card"})
             print(f"   {n:3d} rules, {rec['n_conditions']:3d} conditions: {rec['exploitability_pct_pot']:.2f}% of the "
                   f"pot (training {rec['train_pct_pot']:.2f}%) [{time.perf_counter() - t0:.0f} s]", flush=True)
