@@ -13,7 +13,16 @@ import numpy as np
 
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
-from hunl.distill.policy import CheckCall, EquityThreshold, UniformRandom, concat_rows, play, thin_rows
+from hunl.distill.policy import (
+    CheckCall,
+    EquityThreshold,
+    OnStreets,
+    UniformRandom,
+    concat_rows,
+    on_streets,
+    play,
+    thin_rows,
+)
 
 __all__ = ["BASELINES", "BASELINES_VERSION", "take", "rows_task", "evaluate_task", "EndgameScores", "collect_rows", "score_policies"]
 
@@ -98,7 +107,10 @@ class EndgameScores:
 def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True) -> EndgameScores:
     """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.policy.play`) in every endgame of ``columns`` and
     score it against the stored solution; with ``reference`` false the stored solution is not read (``columns``
-    need no ``policy``) and the EV and reference fields are NaN."""
+    need no ``policy``) and the EV and reference fields are NaN. An :class:`hunl.distill.policy.OnStreets`
+    chooser plays its streets and the stored solution the others (it needs ``reference``)."""
+    if not reference and any(isinstance(c, OnStreets) for c in choosers.values()):
+        raise ValueError("choosers: an OnStreets policy plays the stored solution, so reference must be true")
     names = tuple(choosers)
     g = len(columns["game_id"])
     ex = np.zeros((g, len(names)))
@@ -112,7 +124,12 @@ def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True)
         if reference:
             ref[i] = evaluate_policy(game, probs).exploitability_pct_pot
         for j, name in enumerate(names):
-            e = evaluate_policy(game, play(game, choosers[name]), probs)
+            c = choosers[name]
+            if isinstance(c, OnStreets):
+                played = on_streets(game, play(game, c.chooser).probs, probs, c.streets)
+            else:
+                played = play(game, c)
+            e = evaluate_policy(game, played, probs)
             ex[i, j], ev[i, j], exm[i, j], evm[i, j] = (e.exploitability_pct_pot, e.ev_pct_pot,
                                                         e.exploitability_mbb, e.ev_mbb)
     return EndgameScores(np.asarray(columns["game_id"], dtype=np.int64), names, ex, ev, exm, evm, ref)

@@ -35,8 +35,8 @@ from hunl.distill.decisions import (
     reach_probabilities,
 )
 
-__all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "play", "play_all", "concat_rows",
-           "TREE_KEYS", "tree_key_name"]
+__all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "OnStreets", "play", "play_all",
+           "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
 TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
@@ -333,6 +333,67 @@ class DistilledPolicy(BaseEstimator):
                 lines.append(f"if {cond}: {mix}   [{r.coverage:.1%} of decisions]")
             out[tree_key_name(key)] = lines
         return out
+
+
+class OnStreets:
+    """A chooser played on some streets only, the endgame's stored solution on the others: which street of a
+    policy costs what (e.g. a turn card on the turn with the DCFR solution on the river).
+
+    Scored by :func:`hunl.distill.pipeline.evaluate_task`, which reads the stored solution (:func:`on_streets`);
+    :func:`play` does not take it.
+
+    Parameters
+    ----------
+    chooser : object
+        Any chooser of :func:`play`.
+    streets : iterable of int
+        Board sizes the chooser plays: 3 (flop), 4 (turn), 5 (river).
+    name : str
+        The policy's name in tables.
+
+    Raises
+    ------
+    ValueError
+        If ``streets`` is empty or holds a value other than 3, 4 or 5.
+    """
+
+    def __init__(self, chooser, streets, name: str):
+        streets = tuple(sorted({int(s) for s in streets}))
+        if not streets or any(s not in (3, 4, 5) for s in streets):
+            raise ValueError(f"streets must be a non-empty set of 3 (flop), 4 (turn), 5 (river), got {streets}")
+        self.chooser = chooser
+        self.streets = streets
+        self.name = name
+
+
+def on_streets(game, played, solution, streets) -> np.ndarray:
+    """Edge-layout probabilities: ``played`` at the decision nodes of ``streets``, ``solution`` elsewhere.
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    played, solution : array_like of float, shape ``(N, Hm)``
+        Edge-layout probabilities (:attr:`games.core.policy.Policy.probs`) of the chooser and the stored solution.
+    streets : iterable of int
+        Board sizes (3, 4, 5) whose decisions ``played`` makes.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(N, Hm)``
+        Row ``n`` (the action into node ``n``) from ``played`` where ``n``'s parent is a decision node on one of
+        ``streets``, else from ``solution``.
+    """
+    t = game.tree
+    played = np.asarray(played, dtype=np.float64)
+    solution = np.asarray(solution, dtype=np.float64)
+    if played.shape != solution.shape:
+        raise ValueError(f"played and solution must have the same shape, got {played.shape} and {solution.shape}")
+    parent = np.asarray(t.parent, dtype=np.int64)
+    has = parent >= 0
+    street = np.asarray(game.betting.street)
+    take = np.zeros(parent.shape[0], dtype=bool)
+    take[has] = (t.kind[parent[has]] == DECISION) & np.isin(street[parent[has]], list(streets))
+    return np.where(take[:, None], played, solution)
 
 
 class UniformRandom:

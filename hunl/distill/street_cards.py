@@ -22,6 +22,7 @@ import numpy as np
 from hunl.distill.card_experiment import _summary, split_endgames
 from hunl.distill.cards import STREET_NAMES, CardPolicy, StreetCards
 from hunl.distill.pipeline import score_policies, take
+from hunl.distill.policy import OnStreets
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import RuleCard
@@ -36,7 +37,9 @@ class StreetCardsJob:
     """What ``scripts/rule_cards.py streets`` runs (its options).
 
     ``cards``: ``(street, path)`` pairs, street ``"flop"``, ``"turn"`` or ``"river"``, path a card's JSON
-    (``docs/cards/<name>.json``, :meth:`rulelearn.rules.cards.RuleCard.from_dict`).
+    (``docs/cards/<name>.json``, :meth:`rulelearn.rules.cards.RuleCard.from_dict`). ``splits``: also each
+    card on its own street with the stored DCFR solution on the others (:class:`hunl.distill.policy.OnStreets`),
+    which says how much of the cards' cost each street's card carries (held-out endgames only).
     """
 
     cards: tuple[tuple[str, str], ...] = (("turn", "docs/cards/turn.json"), ("river", "docs/cards/river.json"))
@@ -46,6 +49,7 @@ class StreetCardsJob:
     max_test: int = 100
     workers: int | None = None
     libratus: bool = False
+    splits: bool = False
     name: str = "turn-river"
     doc: str | None = None
     command: str = "python scripts/rule_cards.py streets"
@@ -69,13 +73,18 @@ def load_cards(pairs) -> dict:
     return out
 
 
-def choosers_of(cards: dict) -> dict:
-    """Each card alone (``"<street> card alone"``) and, with two or more, all together (the
-    :class:`StreetCards` name)."""
+def choosers_of(cards: dict, splits: bool = False) -> dict:
+    """Each card alone (``"<street> card alone"``), with two or more all together (the :class:`StreetCards`
+    name), and with ``splits`` each card on its street with the stored solution on the others (named
+    ``"<street> card on the <street>, DCFR solution elsewhere"``, :class:`hunl.distill.policy.OnStreets`)."""
     out = {f"{STREET_NAMES[s]} card alone": CardPolicy(c) for s, c in cards.items()}
     if len(cards) > 1:
         together = StreetCards(cards)
         out[together.name] = together
+        if splits:
+            for s in cards:
+                name = f"{STREET_NAMES[s]} card on the {STREET_NAMES[s]}, DCFR solution elsewhere"
+                out[name] = OnStreets(together, (s,), name)
     return out
 
 
@@ -98,26 +107,34 @@ def run_street_cards(job: StreetCardsJob) -> dict:
 
     t0 = time.perf_counter()
     cards = load_cards(job.cards)
-    choosers = choosers_of(cards)
+    choosers = choosers_of(cards, job.splits)
     db = SolutionDatabase(job.db)
     family = db.family()
-    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
+    names = db.column_names() if job.splits else [c for c in db.column_names() if c != "policy"]
+    cols = db.load(None, columns=[c for c in names if c != "policy"])
     _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+    if job.splits:
+        cols = db.load(None, columns=names, ids=cols["game_id"][test])
+        test = np.arange(len(cols["game_id"]))
     with make_executor(job.workers, None) as ex, tqdm(total=test.size, unit="endgame", desc="street cards") as bar:
-        scores = score_policies(family, take(cols, test), choosers, ex, chunk=5, progress=bar, reference=False)
-    together = scores.exploitability_pct_pot[:, -1]
+        scores = score_policies(family, take(cols, test), choosers, ex, chunk=5, progress=bar,
+                                reference=job.splits)
+    together_name = StreetCards(cards).name if len(cards) > 1 else None
     held = {}
     for j, name in enumerate(scores.policies):
         s = _summary(scores, name)
         held[name] = {k: s[k] for k in ("exploitability_pct_pot", "sd", "exploitability_mbb")}
-        held[name]["better_share"] = (float(np.mean(together < scores.exploitability_pct_pot[:, j]))
-                                      if j < len(choosers) - 1 else float("nan"))
+        held[name]["better_share"] = float("nan")
+        if together_name is not None and name != together_name:
+            together = scores.exploitability_pct_pot[:, scores.policies.index(together_name)]
+            held[name]["better_share"] = float(np.mean(together < scores.exploitability_pct_pot[:, j]))
     result = {"held_out": held, "n_test": int(test.size), "db": job.db, "cards": [list(c) for c in job.cards],
               "command": job.command}
     if job.libratus:
         from hunl.distill.experiment import libratus_scores
 
-        result["libratus"] = libratus_scores(None, choosers)
+        result["libratus"] = libratus_scores(None, {k: c for k, c in choosers.items()
+                                                    if not isinstance(c, OnStreets)})
     result["seconds"] = time.perf_counter() - t0
     if job.doc:
         write_street_docs(job, result)

@@ -266,6 +266,21 @@ def test_run_street_cards_end_to_end(setup, tmp_path):
     assert held["river card alone"]["better_share"] == 0.0
     assert "<!--block:card-t-->" in doc.read_text()
 
+    # splits: on river endgames the river card on the river is the whole card, the turn card on the turn is
+    # the stored DCFR solution alone (no turn decision)
+    from hunl.distill.card_experiment import split_endgames
+
+    split = run_street_cards(replace(job, splits=True, doc=None))["held_out"]
+    assert list(split)[:3] == list(held)
+    assert split["river card on the river, DCFR solution elsewhere"]["exploitability_pct_pot"] == pytest.approx(
+        held["river card alone"]["exploitability_pct_pot"], abs=1e-9)
+    cols = db.load(None)
+    _, test = split_endgames(len(cols["game_id"]), 0, 0.2, 4)
+    want = np.mean([evaluate_policy(family.game(cols, int(i)), family.policy_array(cols, int(i),
+                    family.game(cols, int(i)))).exploitability_pct_pot for i in test])
+    got = split["turn card on the turn, DCFR solution elsewhere"]["exploitability_pct_pot"]
+    assert got == pytest.approx(want, abs=1e-9) and got < held["river card alone"]["exploitability_pct_pot"]
+
 
 @pytest.fixture(scope="module")
 def turn_setup(setup):
@@ -284,6 +299,49 @@ def turn_setup(setup):
     config = CardConfig(max_leaves=8, n_samples=20_000, min_leaf_share=0.01)
     tree, Z, Y = grow_card_tree(rows, config)
     return games, tree, Z, Y, config, river_card
+
+
+def test_on_streets_plays_the_chooser_on_its_streets_and_the_solution_elsewhere(turn_setup):
+    """OnStreets: the card's rows on its street's decisions, the stored solution's everywhere else; both streets
+    is the card itself, and scoring it needs the stored solution."""
+    from games.core.tree import DECISION
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.pipeline import evaluate_task
+    from hunl.distill.policy import OnStreets, on_streets
+
+    games, tree, Z, Y, config, river_card = turn_setup
+    g = games[0]
+    sol = solve_endgame(g, "dcfr", iterations=50).result.policy.probs
+    card = play(g, CardPolicy(river_card)).probs
+    t = g.tree
+    mixed = on_streets(g, card, sol, (5,))
+    kids = np.flatnonzero(t.parent >= 0)
+    kids = kids[t.kind[t.parent[kids]] == DECISION]
+    river = g.betting.street[t.parent[kids]] == 5
+    assert river.any() and (~river).any()
+    np.testing.assert_array_equal(mixed[kids[river]], card[kids[river]])
+    np.testing.assert_array_equal(mixed[kids[~river]], sol[kids[~river]])
+    np.testing.assert_array_equal(on_streets(g, card, sol, (4, 5))[kids], card[kids])
+    with pytest.raises(ValueError, match="streets"):
+        OnStreets(CardPolicy(river_card), (6,), "x")
+    with pytest.raises(ValueError, match="same shape"):
+        on_streets(g, card[:, :1], sol, (5,))
+
+    class _Family:   # the two games and their solutions as a database family would give them
+        def game(self, cols, i):
+            return g
+
+        def policy_array(self, cols, i, game):
+            return sol
+
+    both = StreetCards({5: river_card})
+    choosers = {"card": both, "card, both streets": OnStreets(both, (4, 5), "b"),
+                "card on the river": OnStreets(both, (5,), "r")}
+    s = evaluate_task(_Family(), {"game_id": np.array([0])}, choosers)
+    assert s.exploitability_pct_pot[0, 1] == pytest.approx(s.exploitability_pct_pot[0, 0], abs=1e-12)
+    assert s.exploitability_pct_pot[0, 2] != pytest.approx(s.exploitability_pct_pot[0, 0], abs=1e-6)
+    with pytest.raises(ValueError, match="reference"):
+        evaluate_task(_Family(), {"game_id": np.array([0])}, choosers, reference=False)
 
 
 def test_a_turn_card_is_optimised_beside_the_fixed_river_card(turn_setup):
