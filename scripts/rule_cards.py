@@ -121,6 +121,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     f.add_argument("--target", type=float, default=0.5, help="DCFR target, %% of the pot")
     f.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16], help="rules of the flop cards")
     f.add_argument("--card-rules", type=int, default=16, help="the flop card printed")
+    f.add_argument("--splits", action="store_true",
+                   help="also the flop card with DCFR on the turn and river, and the turn and river cards with "
+                        "DCFR on the flop")
     f.add_argument("--workers", type=int, default=1)
     f.add_argument("--doc", default=None, help="write the blocks card-flop* into this doc (docs/HUNL.md)")
     return p.parse_args(argv)
@@ -168,7 +171,7 @@ def main(argv=None) -> int:
         res = run_flop_cards(FlopJob(
             turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test, seed=a.seed,
             max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
-            workers=a.workers, doc=a.doc, command=command))
+            workers=a.workers, splits=a.splits, doc=a.doc, command=command))
         for name, v in res["policies"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
                   f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out flop endgames")

@@ -17,7 +17,9 @@ from ``(seed, k)``, solved by DCFR and used at once.
    on the river (the turn card plays the flop: :class:`hunl.distill.cards.StreetCards`), and each flop card on the
    flop with the same turn and river cards. Each endgame's scores are written to ``out/test/<k>.json`` as soon as
    they are measured, so a killed run resumes without redoing finished endgames (an endgame missing a policy is
-   solved again and only that policy is played).
+   solved again and only that policy is played). With ``splits``, also the flop card printed on the flop with the
+   DCFR solution on the turn and river, and the turn and river cards with the DCFR solution on the flop
+   (:class:`hunl.distill.policy.OnStreets`): which street's cards carry the cost.
 """
 
 from __future__ import annotations
@@ -33,15 +35,16 @@ from hunl.distill.cards import CardConfig, StreetCards, fit_card, grow_card_tree
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.pipeline import BASELINES
-from hunl.distill.policy import concat_rows, play_all
+from hunl.distill.policy import OnStreets, concat_rows, on_streets, play_all
 from hunl.distill.sampler import EndgameSampler
 from rulelearn.data.executors import make_executor
 from rulelearn.data.shards import write_atomic
 from rulelearn.rules.cards import CardCost, RuleCard
 
-__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name"]
+__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name"]
 
 PAIR = "turn card on the flop and turn, river card on the river"
+PAIR_SPLIT = "DCFR solution on the flop, turn card on the turn, river card on the river"
 FLOP_NOTES = ("Ranges are the players' ranges at the start of the flop; a strong hand beats 80% of all hands; the "
               "tenths of turn cards rank the turn cards by how much of the opponent's range your hand beats on "
               "them. Play the turn with the turn card and the river with the river card.",
@@ -76,6 +79,9 @@ class FlopJob:
     sampler_params : tuple of (str, value) pairs
         Overrides of :meth:`EndgameSampler.flop` (e.g. a smaller tree for a quick run).
     workers : int
+    splits : bool
+        Also measure the printed flop card with the DCFR solution on the turn and river, and the turn and river
+        cards with the DCFR solution on the flop (not part of the run key: only the new policies are played).
     doc : str or None
         Markdown file whose blocks ``card-flop`` and ``card-flop-frontier`` are rewritten.
     """
@@ -93,6 +99,7 @@ class FlopJob:
     card_rules: int = 16
     samples: int = 200_000
     workers: int = 1
+    splits: bool = False
     doc: str | None = None
     cards_dir: str = "docs/cards"
     figures: str = "docs/figures"
@@ -152,7 +159,15 @@ def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iter
     rec.update(k=k, pot=game.pot, stack=game.config.stack, nodes=int(game.tree.n_nodes),
                hands=[int(h) for h in game.num_hands], dcfr_pct_pot=sol.exploitability_pct_pot,
                dcfr_iterations=sol.iterations, solve_s=sol.seconds)
-    for name, pol in play_all(game, choosers).items():
+    plain = {n: c for n, c in choosers.items() if not isinstance(c, OnStreets)}
+    inner = {f"inner {n}": c.chooser for n, c in choosers.items() if isinstance(c, OnStreets)}
+    played = play_all(game, {**plain, **inner})
+    solution = sol.result.policy.probs
+    for name, c in choosers.items():
+        if isinstance(c, OnStreets):
+            pol = on_streets(game, played[f"inner {name}"].probs, solution, c.streets)
+        else:
+            pol = played[name]
         e = evaluate_policy(game, pol, sol.result.policy)
         rec["policies"][name] = {"exploitability_pct_pot": e.exploitability_pct_pot,
                                  "exploitability_mbb": e.exploitability_mbb, "ev_pct_pot": e.ev_pct_pot}
@@ -178,6 +193,11 @@ def example_flop():
 def flop_card_name(n_rules: int) -> str:
     """The name of the flop card of ``n_rules`` rules played with the turn and river cards."""
     return f"flop card of {n_rules} rules on the flop, turn card on the turn, river card on the river"
+
+
+def flop_split_name(n_rules: int) -> str:
+    """The name of the flop card of ``n_rules`` rules on the flop with the DCFR solution on the turn and river."""
+    return f"flop card of {n_rules} rules on the flop, DCFR solution on the turn and river"
 
 
 def run_flop_cards(job: FlopJob) -> dict:
@@ -228,6 +248,10 @@ def run_flop_cards(job: FlopJob) -> dict:
     choosers[PAIR] = StreetCards({4: turn, 5: river})
     for n, card in cards.items():
         choosers[flop_card_name(n)] = StreetCards({3: card, 4: turn, 5: river})
+    if job.splits:
+        name = flop_split_name(job.card_rules)
+        choosers[name] = OnStreets(choosers[flop_card_name(job.card_rules)], (3,), name)
+        choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
     ids = range(job.n_train, job.n_train + job.n_test)
     tasks = []
     for k in ids:

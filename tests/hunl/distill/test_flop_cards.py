@@ -10,8 +10,8 @@ import pytest
 
 from hunl.distill.cards import StreetCards
 from hunl.distill.cost import evaluate_policy
-from hunl.distill.flop_cards import PAIR, FlopJob, flop_card_name, run_flop_cards
-from hunl.distill.policy import play
+from hunl.distill.flop_cards import PAIR, PAIR_SPLIT, FlopJob, flop_card_name, flop_split_name, run_flop_cards
+from hunl.distill.policy import on_streets, play
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
 
@@ -76,6 +76,30 @@ def test_a_killed_run_resumes_without_redoing_finished_work(run, tmp_path):
     assert back[PAIR] == rec["policies"][PAIR]                      # not re-scored
     assert (out / "train" / "0.npz").stat().st_mtime_ns == train_mtime   # training endgame not re-solved
     assert again["policies"][PAIR] == res["policies"][PAIR]
+
+
+def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_path):
+    """--splits plays only the two new policies (the others are read), and the turn and river cards with the
+    DCFR solution on the flop score as that mix played directly in the re-solved endgame."""
+    from hunl.distill.flop_cards import _solve
+
+    job, res = run
+    out = tmp_path / "copy"
+    shutil.copytree(job.out, out)
+    before = json.loads((out / "test" / "1.json").read_text())["policies"]
+    again = run_flop_cards(_job(tmp_path, out=str(out), splits=True))
+    after = json.loads((out / "test" / "1.json").read_text())["policies"]
+    assert set(after) == set(before) | {PAIR_SPLIT, flop_split_name(3)}
+    assert all(after[n] == before[n] for n in before)
+    sampler = job.sampler()
+    game, sol = _solve(sampler, job.seed, 1, job.target_pct_pot, job.iterations)
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    mixed = on_streets(game, play(game, StreetCards({4: turn, 5: river})).probs, sol.result.policy.probs, (4, 5))
+    e = evaluate_policy(game, mixed)
+    assert again["policies"][PAIR_SPLIT]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot,
+                                                                                    rel=1e-9)
+    assert e.exploitability_pct_pot < res["policies"][PAIR]["exploitability_pct_pot"]
 
 
 def test_other_settings_in_the_same_directory_are_refused(run):
