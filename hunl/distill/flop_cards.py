@@ -296,15 +296,41 @@ def run_flop_cards(job: FlopJob) -> dict:
     return result
 
 
+def flop_frontier_plot(result: dict, path) -> None:
+    """Held-out exploitability (% of the pot) of the flop cards against the conditions on them (the turn and
+    river cards on their streets), beside the turn card on the flop and the baselines (lines) and, with splits,
+    the printed flop card with the DCFR solution on the turn and river (a point)."""
+    from rulelearn.report.plots import plot_card_frontier
+
+    pol = result["policies"]
+    sizes = sorted(result["cards"], key=int)
+    curves = {"flop cards (round thresholds, <= 3 conditions a rule, equilibrium means in plain mixes), "
+              "turn and river cards on their streets":
+              ([result["cards"][n]["n_conditions"] for n in sizes],
+               [pol[flop_card_name(int(n))]["exploitability_pct_pot"] for n in sizes])}
+    refs = [(PAIR, pol[PAIR]["exploitability_pct_pot"])]
+    refs += [(f"{n} (baseline)", pol[n]["exploitability_pct_pot"]) for n in BASELINES
+             if n in pol and n != "uniform random"]
+    points = []
+    for n in sizes:
+        if flop_split_name(int(n)) in pol:
+            points.append((flop_split_name(int(n)), result["cards"][n]["n_conditions"],
+                           pol[flop_split_name(int(n))]["exploitability_pct_pot"]))
+    plot_card_frontier(curves, path, f"HUNL flop rule cards: {result['n_test']} held-out flop endgames",
+                       "held-out mean exploitability (% of the pot)", refs, points)
+
+
 def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
-    """The card's JSON (``<cards_dir>/flop.json``), its one-page figure and the blocks ``card-flop`` and
-    ``card-flop-frontier`` of ``job.doc``."""
+    """The card's JSON (``<cards_dir>/flop.json``), its one-page figure, the frontier figure
+    (``<figures>/flop_card_frontier.png``) and the blocks ``card-flop`` and ``card-flop-frontier`` of
+    ``job.doc``."""
     from hunl.distill.card_figure import card_figure
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     Path(job.cards_dir).mkdir(parents=True, exist_ok=True)
     (Path(job.cards_dir) / "flop.json").write_text(json.dumps(card.to_dict(), indent=1))
     card_figure(card, Path(job.figures) / "flop_card.png", game=example_flop())
+    flop_frontier_plot(result, Path(job.figures) / "flop_card_frontier.png")
     rows = []
     for name, s in result["policies"].items():
         rules = ""

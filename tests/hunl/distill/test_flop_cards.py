@@ -87,7 +87,12 @@ def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_pa
     out = tmp_path / "copy"
     shutil.copytree(job.out, out)
     before = json.loads((out / "test" / "1.json").read_text())["policies"]
-    again = run_flop_cards(_job(tmp_path, out=str(out), splits=True))
+    again = run_flop_cards(_job(tmp_path, out=str(out), splits=True, doc=str(tmp_path / "HUNL.md"),
+                                cards_dir=str(tmp_path / "cards"), figures=str(tmp_path / "figures")))
+    doc = (tmp_path / "HUNL.md").read_text()
+    assert "<!--block:card-flop-frontier-->" in doc and PAIR_SPLIT in doc and "<!--block:card-flop-->" in doc
+    assert RuleCard.from_dict(json.loads((tmp_path / "cards" / "flop.json").read_text())).n_rules <= 3
+    assert all((tmp_path / "figures" / f).stat().st_size > 0 for f in ("flop_card.png", "flop_card_frontier.png"))
     after = json.loads((out / "test" / "1.json").read_text())["policies"]
     assert set(after) == set(before) | {PAIR_SPLIT, flop_split_name(3)}
     assert all(after[n] == before[n] for n in before)
