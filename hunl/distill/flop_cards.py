@@ -340,8 +340,8 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
         rows.append((name, rules, f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}",
                      f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}"))
     header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
-    text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine; endgames already solved and "
-            f"scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
+    text = (f"`{job.command}` (this run: {result['seconds'] / 60:.0f} min on this machine; endgames already "
+            f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
             f"({result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
             f"pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
             f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%); turn card "
