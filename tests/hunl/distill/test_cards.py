@@ -412,3 +412,24 @@ def test_card_floor_is_at_most_the_printed_cost_and_matches_a_re_measurement(set
         res.log_exploitability_pct_pot[-1], rel=1e-4)
     with pytest.raises(ValueError, match="iterations"):
         card_floor(card, g, iterations=0)
+
+
+@pytest.mark.parametrize("name", ["river", "river-deep", "turn", "flop"])
+def test_shipped_hunl_cards_are_short_round_and_plain(name):
+    """The cards in docs/cards (rulelearn rules --card NAME): at most 20 rules of at most 3 conditions, every
+    threshold on its quantity's round grid, every feature a named quantity with a phrase (no raw feature name
+    in the text), plain mixes, and a measured cost."""
+    from rulelearn.cli import CARD_FILES
+
+    card = RuleCard.from_dict(json.loads(open(CARD_FILES[name]).read()))
+    assert 1 <= card.n_rules <= 20 and card.cost is not None and card.cost.n_games >= 30
+    text = card.to_text()
+    for s in card.sections:
+        for r in s.rules:
+            assert len(r.conditions) <= 3
+            for c in r.conditions:
+                q = card.quantity(c.feature)
+                assert is_round(c.threshold, q.kind), (name, c)
+                assert c.feature not in text, (name, c.feature)
+            p = np.asarray(r.strategy)
+            assert any(np.allclose(p * d, np.round(p * d)) for d in (1, 2, 3, 4, 5, 6, 8, 10))
