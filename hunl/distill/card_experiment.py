@@ -200,6 +200,22 @@ def _chunks(db: SolutionDatabase, ids: np.ndarray):
             yield db.load(columns=None, ids=chosen)
 
 
+def _same_settings(old: str, new: str, job: CardJob) -> bool:
+    """Whether the cached results under the key ``old`` hold for the key ``new``: equal keys, or (cards grown by
+    imitation, whose trees are nested: the card of n rules is the same in a tree grown to any larger size) keys
+    that differ only in the sizes measured and the card printed, each size being cached on its own."""
+    if old == new:
+        return True
+    if job.regret_from is not None:
+        return False
+    free = ("sizes", "card_rules")
+    try:
+        a, b = json.loads(old), json.loads(new)
+    except json.JSONDecodeError:
+        return False
+    return {k: v for k, v in a.items() if k not in free} == {k: v for k, v in b.items() if k not in free}
+
+
 def run_cards(job: CardJob) -> int:
     """Run ``job`` (see the module docstring); returns 0."""
     t0 = time.perf_counter()
@@ -212,7 +228,7 @@ def run_cards(job: CardJob) -> int:
                       and not (k.startswith("regret_") and job.regret_from is None)
                       and not (k in ("streets", "fixed_cards") and not v)},
                      sort_keys=True)
-    if (out / "key.json").exists() and (out / "key.json").read_text() != key:
+    if (out / "key.json").exists() and not _same_settings((out / "key.json").read_text(), key, job):
         for f in [*out.glob("size_*.json"), out / "others.json"]:  # every result of the old settings
             f.unlink(missing_ok=True)
     (out / "key.json").write_text(key)

@@ -186,6 +186,12 @@ def test_run_cards_end_to_end(tmp_path):
     assert run_cards(job) == 0
     again = RuleCard.from_dict(json.loads((tmp_path / "cards" / "river.json").read_text()))
     assert again == card
+    # more sizes: the cached ones are kept (the trees are nested), only the new size is fitted
+    stamp = (tmp_path / "out" / "size_3.json").stat().st_mtime_ns
+    assert run_cards(replace(job, sizes=(1, 2, 3))) == 0
+    assert (tmp_path / "out" / "size_3.json").stat().st_mtime_ns == stamp
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert [r["n_rules"] for r in front["frontier"]] == [1, 2, 3] and front["cached"]["sizes"] == 2
     # other settings: no cached result of the old ones is reused (card sizes, trees and baselines)
     (tmp_path / "out" / "others.json").write_text(json.dumps({"stale": True}))
     assert run_cards(replace(job, max_test=2)) == 0
