@@ -35,7 +35,7 @@ from hunl.distill.cards import CardConfig, StreetCards, fit_card, grow_card_tree
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.pipeline import BASELINES
-from hunl.distill.policy import OnStreets, concat_rows, on_streets, play_all
+from hunl.distill.policy import OnStreets, concat_rows, play_beside_solution
 from hunl.distill.sampler import EndgameSampler
 from rulelearn.data.executors import make_executor
 from rulelearn.data.shards import write_atomic
@@ -159,15 +159,7 @@ def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iter
     rec.update(k=k, pot=game.pot, stack=game.config.stack, nodes=int(game.tree.n_nodes),
                hands=[int(h) for h in game.num_hands], dcfr_pct_pot=sol.exploitability_pct_pot,
                dcfr_iterations=sol.iterations, solve_s=sol.seconds)
-    plain = {n: c for n, c in choosers.items() if not isinstance(c, OnStreets)}
-    inner = {f"inner {n}": c.chooser for n, c in choosers.items() if isinstance(c, OnStreets)}
-    played = play_all(game, {**plain, **inner})
-    solution = sol.result.policy.probs
-    for name, c in choosers.items():
-        if isinstance(c, OnStreets):
-            pol = on_streets(game, played[f"inner {name}"].probs, solution, c.streets)
-        else:
-            pol = played[name]
+    for name, pol in play_beside_solution(game, choosers, sol.result.policy.probs).items():
         e = evaluate_policy(game, pol, sol.result.policy)
         rec["policies"][name] = {"exploitability_pct_pot": e.exploitability_pct_pot,
                                  "exploitability_mbb": e.exploitability_mbb, "ev_pct_pot": e.ev_pct_pot}

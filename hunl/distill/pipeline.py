@@ -19,8 +19,7 @@ from hunl.distill.policy import (
     OnStreets,
     UniformRandom,
     concat_rows,
-    on_streets,
-    play,
+    play_beside_solution,
     thin_rows,
 )
 
@@ -123,13 +122,9 @@ def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True)
         probs = family.policy_array(columns, i, game) if reference else None
         if reference:
             ref[i] = evaluate_policy(game, probs).exploitability_pct_pot
+        played = play_beside_solution(game, choosers, probs)
         for j, name in enumerate(names):
-            c = choosers[name]
-            if isinstance(c, OnStreets):
-                played = on_streets(game, play(game, c.chooser).probs, probs, c.streets)
-            else:
-                played = play(game, c)
-            e = evaluate_policy(game, played, probs)
+            e = evaluate_policy(game, played[name], probs)
             ex[i, j], ev[i, j], exm[i, j], evm[i, j] = (e.exploitability_pct_pot, e.ev_pct_pot,
                                                         e.exploitability_mbb, e.ev_mbb)
     return EndgameScores(np.asarray(columns["game_id"], dtype=np.int64), names, ex, ev, exm, evm, ref)

@@ -36,7 +36,7 @@ from hunl.distill.decisions import (
 )
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "OnStreets", "play", "play_all",
-           "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
+           "play_beside_solution", "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
 TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
@@ -394,6 +394,44 @@ def on_streets(game, played, solution, streets) -> np.ndarray:
     take = np.zeros(parent.shape[0], dtype=bool)
     take[has] = (t.kind[parent[has]] == DECISION) & np.isin(street[parent[has]], list(streets))
     return np.where(take[:, None], played, solution)
+
+
+def play_beside_solution(game, choosers: dict, solution=None) -> dict:
+    """:func:`play_all` for choosers that may include :class:`OnStreets`: every distinct chooser is played once
+    (an :class:`OnStreets` reuses the play of its chooser), then each :class:`OnStreets` takes ``solution`` on the
+    other streets (:func:`on_streets`).
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    choosers : dict of str to chooser
+    solution : array_like of float, shape ``(N, Hm)``, optional
+        Edge-layout probabilities of the stored solution; needed when ``choosers`` holds an :class:`OnStreets`.
+
+    Returns
+    -------
+    dict of str to games.core.Policy or numpy.ndarray of shape ``(N, Hm)``
+        In the order of ``choosers``: a policy for a plain chooser, edge probabilities for an :class:`OnStreets`.
+
+    Raises
+    ------
+    ValueError
+        If ``choosers`` holds an :class:`OnStreets` and ``solution`` is None.
+    """
+    def inner(c):
+        return c.chooser if isinstance(c, OnStreets) else c
+
+    if solution is None and any(isinstance(c, OnStreets) for c in choosers.values()):
+        raise ValueError("choosers: an OnStreets policy plays the stored solution, so a solution must be given")
+    first = {}
+    for name, c in choosers.items():
+        first.setdefault(id(inner(c)), name)
+    played = play_all(game, {name: inner(choosers[name]) for name in first.values()})
+    out = {}
+    for name, c in choosers.items():
+        p = played[first[id(inner(c))]]
+        out[name] = on_streets(game, p.probs, solution, c.streets) if isinstance(c, OnStreets) else p
+    return out
 
 
 class UniformRandom:

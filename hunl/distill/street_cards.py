@@ -110,24 +110,21 @@ def run_street_cards(job: StreetCardsJob) -> dict:
     choosers = choosers_of(cards, job.splits)
     db = SolutionDatabase(job.db)
     family = db.family()
-    names = db.column_names() if job.splits else [c for c in db.column_names() if c != "policy"]
-    cols = db.load(None, columns=[c for c in names if c != "policy"])
+    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
     _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
-    if job.splits:
-        cols = db.load(None, columns=names, ids=cols["game_id"][test])
-        test = np.arange(len(cols["game_id"]))
+    cols = take(cols, test)
+    if job.splits:  # the stored strategies of the held-out endgames only
+        cols = db.load(None, columns=db.column_names(), ids=cols["game_id"])
     with make_executor(job.workers, None) as ex, tqdm(total=test.size, unit="endgame", desc="street cards") as bar:
-        scores = score_policies(family, take(cols, test), choosers, ex, chunk=5, progress=bar,
-                                reference=job.splits)
-    together_name = StreetCards(cards).name if len(cards) > 1 else None
+        scores = score_policies(family, cols, choosers, ex, chunk=5, progress=bar, reference=job.splits)
+    x = scores.exploitability_pct_pot
+    pair = StreetCards(cards).name if len(cards) > 1 else None
     held = {}
     for j, name in enumerate(scores.policies):
         s = _summary(scores, name)
         held[name] = {k: s[k] for k in ("exploitability_pct_pot", "sd", "exploitability_mbb")}
-        held[name]["better_share"] = float("nan")
-        if together_name is not None and name != together_name:
-            together = scores.exploitability_pct_pot[:, scores.policies.index(together_name)]
-            held[name]["better_share"] = float(np.mean(together < scores.exploitability_pct_pot[:, j]))
+        held[name]["better_share"] = (float("nan") if pair is None or name == pair
+                                      else float(np.mean(x[:, scores.policies.index(pair)] < x[:, j])))
     result = {"held_out": held, "n_test": int(test.size), "db": job.db, "cards": [list(c) for c in job.cards],
               "command": job.command}
     if job.libratus:
