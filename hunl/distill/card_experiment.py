@@ -200,15 +200,15 @@ def _chunks(db: SolutionDatabase, ids: np.ndarray):
             yield db.load(columns=None, ids=chosen)
 
 
-def _same_settings(old: str, new: str, job: CardJob) -> bool:
+def _same_settings(old: str, new: str, job: CardJob, free: tuple = ("sizes", "card_rules")) -> bool:
     """Whether the cached results under the key ``old`` hold for the key ``new``: equal keys, or (cards grown by
     imitation, whose trees are nested: the card of n rules is the same in a tree grown to any larger size) keys
-    that differ only in the sizes measured and the card printed, each size being cached on its own."""
+    that differ only in the ``free`` settings (by default the sizes measured and the card printed, each size being
+    cached on its own)."""
     if old == new:
         return True
     if job.regret_from is not None:
         return False
-    free = ("sizes", "card_rules")
     try:
         a, b = json.loads(old), json.loads(new)
     except json.JSONDecodeError:
@@ -228,9 +228,14 @@ def run_cards(job: CardJob) -> int:
                       and not (k.startswith("regret_") and job.regret_from is None)
                       and not (k in ("streets", "fixed_cards") and not v)},
                      sort_keys=True)
-    if (out / "key.json").exists() and not _same_settings((out / "key.json").read_text(), key, job):
-        for f in [*out.glob("size_*.json"), out / "others.json"]:  # every result of the old settings
-            f.unlink(missing_ok=True)
+    if (out / "key.json").exists():
+        old_key = (out / "key.json").read_text()
+        # the cards' sizes do not depend on the comparison trees' depths; the comparison results do
+        if not _same_settings(old_key, key, job, free=("sizes", "card_rules", "depths")):
+            for f in out.glob("size_*.json"):                         # every card of the old settings
+                f.unlink()
+        if not _same_settings(old_key, key, job):
+            (out / "others.json").unlink(missing_ok=True)
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)
@@ -257,7 +262,7 @@ def run_cards(job: CardJob) -> int:
                 cached += 1
             else:
                 card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
-                                             workers=workers, title=job.title, fixed=fixed)
+                                             workers=workers, title=job.title, fixed=fixed, progress=True)
                 scores, _ = data.score({"card": _played(card, policy, fixed)}, ex)
                 card = RuleCard(card.title, card.sections, card.quantities, card_cost(scores, "card", measure),
                                 _notes(), card.meta)

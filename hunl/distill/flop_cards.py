@@ -17,13 +17,16 @@ from ``(seed, k)``, solved by DCFR and used at once.
    on the river (the turn card plays the flop: :class:`hunl.distill.cards.StreetCards`), and each flop card on the
    flop with the same turn and river cards. Each endgame's scores are written to ``out/test/<k>.json`` as soon as
    they are measured, so a killed run resumes without redoing finished endgames (an endgame missing a policy is
-   solved again and only that policy is played). With ``splits``, also the flop card printed on the flop with the
+   solved again and only that policy is played). Each record names the turn and river cards its scores were
+   measured with (a digest of their rules); with other cards, the policies that play them are measured again
+   and the others kept. With ``splits``, also the flop card printed on the flop with the
    DCFR solution on the turn and river, and the turn and river cards with the DCFR solution on the flop
    (:class:`hunl.distill.policy.OnStreets`): which street's cards carry the cost.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -44,6 +47,7 @@ from rulelearn.rules.cards import CardCost, RuleCard
 __all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name"]
 
 PAIR = "turn card on the flop and turn, river card on the river"
+_SPLIT_SUFFIX = ", DCFR solution on the turn and river"
 PAIR_SPLIT = "DCFR solution on the flop, turn card on the turn, river card on the river"
 FLOP_NOTES = ("Ranges are the players' ranges at the start of the flop; a strong hand beats 80% of all hands; the "
               "tenths of turn cards rank the turn cards by how much of the opponent's range your hand beats on "
@@ -149,13 +153,26 @@ def _npz_bytes(arrays: dict) -> bytes:
     return b.getvalue()
 
 
+def cards_digest(turn: RuleCard, river: RuleCard) -> str:
+    """A digest of the rules and strategies of the turn and river cards (not of their printed cost), so that a
+    held-out record shows which cards its scores were measured with."""
+    rules = {street: {k: v for k, v in card.to_dict().items() if k != "cost"}
+             for street, card in (("turn", turn), ("river", river))}
+    return hashlib.sha256(json.dumps(rules, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, choosers: dict,
-              path: str) -> int:
+                 path: str, digest: str | None = None, stale: tuple = ()) -> int:
     """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON);
-    returns ``k``."""
+    returns ``k``. ``digest`` (of :func:`cards_digest`) is recorded; the policies named in ``stale`` (measured
+    with other cards) are dropped from the record before the new scores are merged."""
     t0 = time.perf_counter()
     game, sol = _solve(sampler, seed, k, target, iterations)
     rec = json.loads(Path(path).read_text()) if Path(path).exists() else {"policies": {}}
+    for name in stale:
+        rec["policies"].pop(name, None)
+    if digest is not None:
+        rec["cards"] = digest
     rec.update(k=k, pot=game.pot, stack=game.config.stack, nodes=int(game.tree.n_nodes),
                hands=[int(h) for h in game.num_hands], dcfr_pct_pot=sol.exploitability_pct_pot,
                dcfr_iterations=sol.iterations, solve_s=sol.seconds)
@@ -189,7 +206,13 @@ def flop_card_name(n_rules: int) -> str:
 
 def flop_split_name(n_rules: int) -> str:
     """The name of the flop card of ``n_rules`` rules on the flop with the DCFR solution on the turn and river."""
-    return f"flop card of {n_rules} rules on the flop, DCFR solution on the turn and river"
+    return f"flop card of {n_rules} rules on the flop{_SPLIT_SUFFIX}"
+
+
+def plays_below_flop(name: str) -> bool:
+    """Whether the policy ``name`` of a held-out record plays the turn or river card (its score holds only for the
+    cards it was measured with): every policy but the baselines and the flop cards with DCFR below the flop."""
+    return name not in BASELINES and not name.endswith(_SPLIT_SUFFIX)
 
 
 def run_flop_cards(job: FlopJob) -> dict:
@@ -244,14 +267,21 @@ def run_flop_cards(job: FlopJob) -> dict:
         name = flop_split_name(job.card_rules)
         choosers[name] = OnStreets(choosers[flop_card_name(job.card_rules)], (3,), name)
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
+    digest = cards_digest(turn, river)
     ids = range(job.n_train, job.n_train + job.n_test)
     tasks = []
     for k in ids:
         path = out / "test" / f"{k}.json"
-        done = set(json.loads(path.read_text())["policies"]) if path.exists() else set()
+        rec = json.loads(path.read_text()) if path.exists() else {"policies": {}}
+        stale = () if rec.get("cards") == digest else tuple(n for n in rec["policies"] if plays_below_flop(n))
+        done = set(rec["policies"]) - set(stale)
         missing = {n: c for n, c in choosers.items() if n not in done}
         if missing:
-            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path)))
+            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path), digest,
+                          stale))
+        elif rec.get("cards") != digest:           # nothing below the flop was played: the record holds as it is
+            rec["cards"] = digest
+            write_atomic(path, json.dumps(rec).encode())
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
             tqdm(total=job.n_test, initial=job.n_test - len(tasks), unit="endgame", desc="flop: held out") as bar:
         for _ in ex.imap_unordered(heldout_task, tasks):

@@ -192,6 +192,11 @@ def test_run_cards_end_to_end(tmp_path):
     assert (tmp_path / "out" / "size_3.json").stat().st_mtime_ns == stamp
     front = json.loads((tmp_path / "out" / "frontier.json").read_text())
     assert [r["n_rules"] for r in front["frontier"]] == [1, 2, 3] and front["cached"]["sizes"] == 2
+    # other comparison depths: the cards are kept, the comparison trees are fitted again
+    assert run_cards(replace(job, sizes=(1, 2, 3), depths=())) == 0
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert front["cached"] == {"sizes": 3, "of": 3, "others": False} and front["trees"] == []
+    assert (tmp_path / "out" / "size_3.json").stat().st_mtime_ns == stamp
     # other settings: no cached result of the old ones is reused (card sizes, trees and baselines)
     (tmp_path / "out" / "others.json").write_text(json.dumps({"stale": True}))
     assert run_cards(replace(job, max_test=2)) == 0

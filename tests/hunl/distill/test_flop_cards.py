@@ -107,6 +107,33 @@ def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_pa
     assert e.exploitability_pct_pot < res["policies"][PAIR]["exploitability_pct_pot"]
 
 
+def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run, tmp_path):
+    """With another river card in the same directory, the scores measured with the old one are not reused: the
+    policies playing the river card are measured again (equal to a direct evaluation), the baselines kept."""
+    job, res = run
+    out = tmp_path / "copy"
+    shutil.copytree(job.out, out)
+    before = json.loads((out / "test" / "1.json").read_text())
+    other = tmp_path / "river-deep.json"                       # another shipped river card
+    other.write_text((Path(job.river_card).parent / "river-deep.json").read_text())
+    again = run_flop_cards(_job(tmp_path, out=str(out), river_card=str(other)))
+    after = json.loads((out / "test" / "1.json").read_text())
+    assert after["cards"] != before["cards"]
+    for name in ("uniform random", "always check/call", "equity threshold"):
+        assert after["policies"][name] == before["policies"][name]
+    sampler = job.sampler()
+    game = sampler.game(sampler.sample(job.seed, 1))
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(other.read_text()))
+    e = evaluate_policy(game, play(game, StreetCards({4: turn, 5: river})))
+    assert again["policies"][PAIR]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot, rel=1e-12)
+    assert again["policies"][PAIR] != res["policies"][PAIR]
+    # the same cards again: nothing is played, the record is read as it is
+    stamp = (out / "test" / "1.json").stat().st_mtime_ns
+    assert run_flop_cards(_job(tmp_path, out=str(out), river_card=str(other)))["policies"] == again["policies"]
+    assert (out / "test" / "1.json").stat().st_mtime_ns == stamp
+
+
 def test_other_settings_in_the_same_directory_are_refused(run):
     job, _ = run
     with pytest.raises(ValueError, match="other settings"):
