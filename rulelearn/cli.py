@@ -76,7 +76,7 @@ def cmd_rules(args) -> int:
 
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
-CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-deep", "turn", "flop")}
+CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-deep", "river-all", "turn", "flop")}
 
 
 def _print_cards(names, markdown: bool) -> int:
@@ -123,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
     rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
-                       help="print rule cards instead: betgame, river, river-deep, turn, flop (docs/cards/*.json) or a card "
-                            "JSON file")
+                       help="print rule cards instead: betgame, river, river-deep, river-all, turn, flop "
+                            "(docs/cards/*.json) or a card JSON file")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():

@@ -305,9 +305,10 @@ def run_flop_cards(job: FlopJob) -> dict:
         cards[n] = RuleCard(card.title, card.sections, card.quantities,
                             CardCost(s["exploitability_pct_pot"], s["sd"], "% of the pot", job.n_test,
                                      s["exploitability_mbb"],
-                                     f"NashConv / 2 of the flop card (with the turn card on the turn and the river "
-                                     f"card on the river) played by both players, mean over {job.n_test} held-out "
-                                     "solved flop endgames"), FLOP_NOTES, card.meta)
+                                     f"NashConv / 2 of the flop card (with the turn card `{job.turn_card}` on the "
+                                     f"turn and the river card `{job.river_card}` on the river) played by both "
+                                     f"players, mean over {job.n_test} held-out solved flop endgames"), FLOP_NOTES,
+                            card.meta)
     card = cards[job.card_rules]
     (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
     result["seconds"] = time.perf_counter() - t0
