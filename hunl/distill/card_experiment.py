@@ -191,6 +191,15 @@ class _Data:
         return EndgameScores.concat(parts), [len(p["test"]["game_id"]) for p in self.parts]
 
 
+def _by_db_measure(measure: str, by_db) -> str:
+    """``measure``, followed (several databases) by the card's mean in each: a pooled mean mixes endgames of
+    different kinds (river and turn endgames, shallow and deep stacks)."""
+    if len(by_db) < 2:
+        return measure
+    return measure + "; by database: " + ", ".join(
+        f"{d['db']} {d['exploitability_pct_pot']:.2f}% ({d['n']} endgames)" for d in by_db)
+
+
 def _chunks(db: SolutionDatabase, ids: np.ndarray):
     """The games ``ids`` of ``db``, all columns, one shard at a time (in id order; each shard is read once)."""
     ids = np.sort(np.asarray(ids, dtype=np.int64))
@@ -264,16 +273,18 @@ def run_cards(job: CardJob) -> int:
                 card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
                                              workers=workers, title=job.title, fixed=fixed, progress=True)
                 scores, _ = data.score({"card": _played(card, policy, fixed)}, ex)
-                card = RuleCard(card.title, card.sections, card.quantities, card_cost(scores, "card", measure),
-                                _notes(), card.meta)
+                by_db = _by_db(scores, "card", job.dbs)
+                card = RuleCard(card.title, card.sections, card.quantities,
+                                card_cost(scores, "card", _by_db_measure(measure, by_db)), _notes(), card.meta)
                 rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
-                       "by_db": _by_db(scores, "card", job.dbs),
+                       "by_db": by_db,
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
-            if cards[n].cost is not None and cards[n].cost.measure != measure:    # a cache of an older wording
+            wording = _by_db_measure(measure, rec.get("by_db", ()))
+            if cards[n].cost is not None and cards[n].cost.measure != wording:    # a cache of an older wording
                 c = cards[n]
-                cards[n] = RuleCard(c.title, c.sections, c.quantities, replace(c.cost, measure=measure), c.notes,
+                cards[n] = RuleCard(c.title, c.sections, c.quantities, replace(c.cost, measure=wording), c.notes,
                                     c.meta)
             frontier.append({k: v for k, v in rec.items() if k != "card"})
             print(f"   {n:3d} rules, {rec['n_conditions']:3d} conditions: {rec['exploitability_pct_pot']:.2f}% of the "

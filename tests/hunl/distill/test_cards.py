@@ -204,6 +204,16 @@ def test_run_cards_end_to_end(tmp_path):
     assert "stale" not in front and front["n_test"] == 2 and front["baselines"]
 
 
+def test_a_pooled_card_prints_its_cost_in_each_database():
+    from hunl.distill.card_experiment import _by_db_measure
+
+    one = [{"db": "data/a", "n": 3, "exploitability_pct_pot": 10.0}]
+    assert _by_db_measure("NashConv / 2", one) == "NashConv / 2"
+    two = one + [{"db": "data/b", "n": 5, "exploitability_pct_pot": 19.321}]
+    assert _by_db_measure("NashConv / 2", two) == ("NashConv / 2; by database: data/a 10.00% (3 endgames), "
+                                                  "data/b 19.32% (5 endgames)")
+
+
 # ---------------------------------------------------------------------------------------------- cards by street
 def test_street_cards_play_each_street_with_its_card(setup):
     from hunl.distill.cards import StreetCards
