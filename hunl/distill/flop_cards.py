@@ -279,9 +279,6 @@ def run_flop_cards(job: FlopJob) -> dict:
         if missing:
             tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path), digest,
                           stale))
-        elif rec.get("cards") != digest:           # nothing below the flop was played: the record holds as it is
-            rec["cards"] = digest
-            write_atomic(path, json.dumps(rec).encode())
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
             tqdm(total=job.n_test, initial=job.n_test - len(tasks), unit="endgame", desc="flop: held out") as bar:
         for _ in ex.imap_unordered(heldout_task, tasks):
