@@ -116,6 +116,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     f.add_argument("--out", default="data/cards/flop", help="per-endgame results (a killed run resumes)")
     f.add_argument("--train", type=int, default=60, help="training flop endgames")
     f.add_argument("--test", type=int, default=30, help="held-out flop endgames")
+    f.add_argument("--test-start", type=int, default=None,
+                   help="first held-out endgame of the stream (default: --train); the training endgames skip the "
+                        "held-out block, so --train can grow around the same held-out endgames")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--max-combos", type=int, default=100, help="largest range, combos")
     f.add_argument("--target", type=float, default=0.5, help="DCFR target, %% of the pot")
@@ -169,7 +172,8 @@ def main(argv=None) -> int:
         from hunl.distill.flop_cards import FlopJob, run_flop_cards
 
         res = run_flop_cards(FlopJob(
-            turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test, seed=a.seed,
+            turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test,
+            test_start=a.test_start, seed=a.seed,
             max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
             workers=a.workers, splits=a.splits, doc=a.doc, command=command))
         for name, v in res["policies"].items():

@@ -4,22 +4,24 @@ A flop endgame of :meth:`hunl.distill.sampler.EndgameSampler.flop` (a half-pot b
 stack-to-pot ratio 4-12) has about 485,000 public nodes, so its solution is not stored: each endgame is sampled
 from ``(seed, k)``, solved by DCFR and used at once.
 
-1. **Training endgames** ``0 .. n_train - 1`` of the stream ``seed``: solved to ``target_pct_pot`` percent of the
+1. **Training endgames**: the first ``n_train`` endgames of the stream ``seed`` outside the held-out block (by
+   default ``0 .. n_train - 1``), solved to ``target_pct_pot`` percent of the
    pot; the rows of their flop decisions (:func:`hunl.distill.decisions.decision_rows`, starting ranges, the
    Bertsimas & Paskov features with equity deciles over the turn card) are kept under ``out/train/<k>.npz``.
 2. **Flop cards**: one card tree over those rows (:func:`hunl.distill.cards.grow_card_tree`, round thresholds, at
    most 3 conditions a rule); the card of each size in ``sizes`` plays in each rule the equilibrium's mean
    strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``: CFR-BR over
    the rules would need a best response in every flop endgame at every iteration).
-3. **Held-out endgames** ``n_train .. n_train + n_test - 1``: solved, then every policy is played in them by both
+3. **Held-out endgames** ``test_start .. test_start + n_test - 1`` (``test_start`` defaults to ``n_train``; fix it
+   to grow the training set around the same held-out endgames): solved, then every policy is played in them by both
    players (:func:`hunl.distill.policy.play_all`) and measured exactly: exploitability (NashConv / 2) in % of the
    pot and mbb/g, and EV against the DCFR solution. The policies: the baselines, the turn card with the river card
    on the river (the turn card plays the flop: :class:`hunl.distill.cards.StreetCards`), and each flop card on the
    flop with the same turn and river cards. Each endgame's scores are written to ``out/test/<k>.json`` as soon as
    they are measured, so a killed run resumes without redoing finished endgames (an endgame missing a policy is
-   solved again and only that policy is played). Each record names the turn and river cards its scores were
-   measured with (a digest of their rules); with other cards, the policies that play them are measured again
-   and the others kept. With ``splits``, also the flop card printed on the flop with the
+   solved again and only that policy is played). Each score names the cards it was measured with
+   (:func:`policy_digest`, of their rules); a policy that now plays other cards (another turn or river card,
+   or a flop card learned from other training endgames) is measured again, the others are kept. With ``splits``, also the flop card printed on the flop with the
    DCFR solution on the turn and river, and the turn and river cards with the DCFR solution on the flop
    (:class:`hunl.distill.policy.OnStreets`): which street's cards carry the cost.
 """
@@ -68,6 +70,9 @@ class FlopJob:
         Directory of the per-endgame results (resumable).
     n_train, n_test : int
         Training and held-out flop endgames.
+    test_start : int or None
+        First held-out endgame of the stream (``None``: ``n_train``). The training endgames are the first
+        ``n_train`` endgames outside ``test_start .. test_start + n_test - 1``.
     seed : int
         Stream of :meth:`EndgameSampler.sample`.
     max_combos : int
@@ -95,6 +100,7 @@ class FlopJob:
     out: str = "data/cards/flop"
     n_train: int = 60
     n_test: int = 30
+    test_start: int | None = None
     seed: int = 0
     max_combos: int = 100
     target_pct_pot: float = 0.5
@@ -115,12 +121,31 @@ class FlopJob:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if self.test_start is not None and (isinstance(self.test_start, bool)
+                                            or not isinstance(self.test_start, (int, np.integer))
+                                            or self.test_start < 0):
+            raise ValueError(f"test_start must be a non-negative integer or None, got {self.test_start!r}")
         if not self.sizes or any(int(s) < 1 for s in self.sizes):
             raise ValueError(f"sizes must be positive rule counts, got {self.sizes!r}")
         if self.card_rules not in self.sizes:
             raise ValueError(f"card_rules must be one of sizes {tuple(self.sizes)}, got {self.card_rules!r}")
         if not self.target_pct_pot > 0:
             raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
+
+    def test_ids(self) -> range:
+        """Stream indices of the held-out endgames."""
+        start = self.n_train if self.test_start is None else int(self.test_start)
+        return range(start, start + self.n_test)
+
+    def train_ids(self) -> list:
+        """Stream indices of the training endgames: the first ``n_train`` outside :meth:`test_ids`."""
+        test = self.test_ids()
+        ids, k = [], 0
+        while len(ids) < self.n_train:
+            if k not in test:
+                ids.append(k)
+            k += 1
+        return ids
 
     def sampler(self) -> EndgameSampler:
         """:meth:`EndgameSampler.flop` with ``max_combos`` and the ``sampler_params`` overrides."""
@@ -153,33 +178,73 @@ def _npz_bytes(arrays: dict) -> bytes:
     return b.getvalue()
 
 
+def _card_rules(card: RuleCard) -> dict:
+    """What a card plays by: its sections (rules and strategies), quantities and meta (streets), not its title,
+    notes or printed cost."""
+    d = card.to_dict()
+    return {k: d[k] for k in ("sections", "quantities", "meta")}
+
+
+def _sha(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def cards_digest(turn: RuleCard, river: RuleCard) -> str:
-    """A digest of the rules and strategies of the turn and river cards (not of their printed cost), so that a
-    held-out record shows which cards its scores were measured with."""
-    rules = {street: {k: v for k, v in card.to_dict().items() if k != "cost"}
-             for street, card in (("turn", turn), ("river", river))}
-    return hashlib.sha256(json.dumps(rules, sort_keys=True).encode()).hexdigest()[:16]
+    """The digest the records of earlier runs name their turn and river cards by (record field ``cards``): of
+    their rules and strategies, not of their printed cost. Read only to carry those records over
+    (:func:`_carry_over`)."""
+    return _sha({street: {k: v for k, v in card.to_dict().items() if k != "cost"}
+                 for street, card in (("turn", turn), ("river", river))})
+
+
+def policy_digest(chooser) -> str | None:
+    """A digest of the cards a policy plays: the rules and strategies of each card of a
+    :class:`~hunl.distill.cards.StreetCards` by street (not their titles, notes or printed cost), and for an
+    :class:`~hunl.distill.policy.OnStreets` also the streets it plays; ``None`` for a policy that plays no card (the
+    baselines). A held-out score stores it, and is measured again when the policy of that name plays other cards."""
+    if isinstance(chooser, OnStreets):
+        inner = policy_digest(chooser.chooser)
+        return None if inner is None else _sha({"on_streets": list(chooser.streets), "cards": inner})
+    if isinstance(chooser, StreetCards):
+        return _sha({str(st): _card_rules(card) for st, card in chooser.cards.items()})
+    return None
+
+
+def _carry_over(rec: dict, choosers: dict, legacy: str) -> None:
+    """Stamp the scores of a record written before scores named their cards (it has a record-level ``cards``
+    digest of the turn and river cards) with the digests they were measured with, as those runs trusted them:
+    a score that plays the turn or river card holds if the record's digest is ``legacy`` (the current turn and
+    river cards), a flop card's score holds for the flop card of the same settings (the run key), and the rest
+    are left unstamped (measured again)."""
+    old = rec.pop("cards", None)
+    if old is None:
+        return
+    for name, score in rec["policies"].items():
+        if "cards" in score or name not in choosers:
+            continue
+        d = policy_digest(choosers[name])
+        if d is not None and (old == legacy or not plays_below_flop(name)):
+            score["cards"] = d
 
 
 def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, choosers: dict,
-                 path: str, digest: str | None = None, stale: tuple = ()) -> int:
-    """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON);
-    returns ``k``. ``digest`` (of :func:`cards_digest`) is recorded; the policies named in ``stale`` (measured
-    with other cards) are dropped from the record before the new scores are merged."""
+                 path: str) -> int:
+    """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON), each with
+    the :func:`policy_digest` of the cards it played; returns ``k``."""
     t0 = time.perf_counter()
     game, sol = _solve(sampler, seed, k, target, iterations)
     rec = json.loads(Path(path).read_text()) if Path(path).exists() else {"policies": {}}
-    for name in stale:
-        rec["policies"].pop(name, None)
-    if digest is not None:
-        rec["cards"] = digest
     rec.update(k=k, pot=game.pot, stack=game.config.stack, nodes=int(game.tree.n_nodes),
                hands=[int(h) for h in game.num_hands], dcfr_pct_pot=sol.exploitability_pct_pot,
                dcfr_iterations=sol.iterations, solve_s=sol.seconds)
     for name, pol in play_beside_solution(game, choosers, sol.result.policy.probs).items():
         e = evaluate_policy(game, pol, sol.result.policy)
-        rec["policies"][name] = {"exploitability_pct_pot": e.exploitability_pct_pot,
-                                 "exploitability_mbb": e.exploitability_mbb, "ev_pct_pot": e.ev_pct_pot}
+        score = {"exploitability_pct_pot": e.exploitability_pct_pot, "exploitability_mbb": e.exploitability_mbb,
+                 "ev_pct_pot": e.ev_pct_pot}
+        d = policy_digest(choosers[name])
+        if d is not None:
+            score["cards"] = d
+        rec["policies"][name] = score
     rec["seconds"] = time.perf_counter() - t0
     write_atomic(Path(path), json.dumps(rec).encode())
     return k
@@ -225,6 +290,8 @@ def run_flop_cards(job: FlopJob) -> dict:
     (out / "test").mkdir(parents=True, exist_ok=True)
     key = {k: v for k, v in asdict(job).items() if k in ("n_train", "seed", "max_combos", "target_pct_pot",
                                                          "iterations", "samples")}
+    if job.test_start is not None and job.test_start != job.n_train:
+        key["test_start"] = int(job.test_start)   # the training endgames skip the held-out block
     if job.sampler_params:
         key["sampler"] = job.sampler().config()
     key_path = out / "key.json"
@@ -235,7 +302,8 @@ def run_flop_cards(job: FlopJob) -> dict:
     turn, river = _load_card(job.turn_card), _load_card(job.river_card)
 
     # 1. training endgames
-    todo = [k for k in range(job.n_train) if not (out / "train" / f"{k}.npz").exists()]
+    train_ids = job.train_ids()
+    todo = [k for k in train_ids if not (out / "train" / f"{k}.npz").exists()]
     tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}.npz"))
              for k in todo]
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
@@ -243,7 +311,7 @@ def run_flop_cards(job: FlopJob) -> dict:
         for _ in ex.imap_unordered(train_task, tasks):
             bar.update(1)
     parts, dcfr_train = [], []
-    for k in range(job.n_train):
+    for k in train_ids:
         with np.load(out / "train" / f"{k}.npz") as z:
             parts.append(DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__)))
             dcfr_train.append(float(z["dcfr_pct_pot"]))
@@ -267,24 +335,26 @@ def run_flop_cards(job: FlopJob) -> dict:
         name = flop_split_name(job.card_rules)
         choosers[name] = OnStreets(choosers[flop_card_name(job.card_rules)], (3,), name)
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
-    digest = cards_digest(turn, river)
-    ids = range(job.n_train, job.n_train + job.n_test)
+    legacy = cards_digest(turn, river)
+    ids = job.test_ids()
     tasks = []
     for k in ids:
         path = out / "test" / f"{k}.json"
         rec = json.loads(path.read_text()) if path.exists() else {"policies": {}}
-        stale = () if rec.get("cards") == digest else tuple(n for n in rec["policies"] if plays_below_flop(n))
-        done = set(rec["policies"]) - set(stale)
-        missing = {n: c for n, c in choosers.items() if n not in done}
+        if "cards" in rec:
+            _carry_over(rec, choosers, legacy)
+            write_atomic(path, json.dumps(rec).encode())
+        missing = {n: c for n, c in choosers.items()
+                   if n not in rec["policies"] or rec["policies"][n].get("cards") != policy_digest(c)}
         if missing:
-            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path), digest,
-                          stale))
+            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path)))
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
             tqdm(total=job.n_test, initial=job.n_test - len(tasks), unit="endgame", desc="flop: held out") as bar:
         for _ in ex.imap_unordered(heldout_task, tasks):
             bar.update(1)
     recs = [json.loads((out / "test" / f"{k}.json").read_text()) for k in ids]
-    result = {"n_train": job.n_train, "n_test": job.n_test, "train_rows": int(rows.street.size),
+    result = {"n_train": job.n_train, "n_test": job.n_test, "test_ids": [ids.start, ids.stop - 1],
+              "train_rows": int(rows.street.size),
               "dcfr_train_pct_pot": float(np.mean(dcfr_train)),
               "dcfr_test_pct_pot": float(np.mean([r["dcfr_pct_pot"] for r in recs])),
               "nodes": recs[0]["nodes"], "policies": {}, "command": job.command,
@@ -340,6 +410,11 @@ def flop_frontier_plot(result: dict, path) -> None:
                        "held-out mean exploitability (% of the pot)", refs, points)
 
 
+def _ids(result: dict) -> str:
+    first, last = result.get("test_ids", (result["n_train"], result["n_train"] + result["n_test"] - 1))
+    return f"endgames {first}-{last} of the stream"
+
+
 def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards_dir>/flop.json``), its one-page figure, the frontier figure
     (``<figures>/flop_card_frontier.png``) and the blocks ``card-flop`` and ``card-flop-frontier`` of
@@ -362,7 +437,7 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
     text = (f"`{job.command}` (this run: {result['seconds'] / 60:.0f} min on this machine; endgames already "
             f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
-            f"({result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
+            f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
             f"pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
             f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%); turn card "
             f"`{result['turn_card']}`, river card `{result['river_card']}`.\n\n"

@@ -118,9 +118,10 @@ def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run,
     other.write_text((Path(job.river_card).parent / "river-deep.json").read_text())
     again = run_flop_cards(_job(tmp_path, out=str(out), river_card=str(other)))
     after = json.loads((out / "test" / "1.json").read_text())
-    assert after["cards"] != before["cards"]
+    assert after["policies"][PAIR]["cards"] != before["policies"][PAIR]["cards"]
     for name in ("uniform random", "always check/call", "equity threshold"):
         assert after["policies"][name] == before["policies"][name]
+        assert "cards" not in after["policies"][name]
     sampler = job.sampler()
     game = sampler.game(sampler.sample(job.seed, 1))
     turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
@@ -132,6 +133,70 @@ def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run,
     stamp = (out / "test" / "1.json").stat().st_mtime_ns
     assert run_flop_cards(_job(tmp_path, out=str(out), river_card=str(other)))["policies"] == again["policies"]
     assert (out / "test" / "1.json").stat().st_mtime_ns == stamp
+
+
+def test_training_grows_around_the_same_held_out_endgames(run, tmp_path):
+    """With test_start fixed, more training endgames skip the held-out block: the solved training endgame and the
+    held-out scores that play no flop card are read, the flop cards learned from the larger set are measured
+    again (each score names its cards), and the new scores equal a direct evaluation."""
+    job, res = run
+    out = tmp_path / "grow"
+    (out / "train").mkdir(parents=True)
+    (out / "test").mkdir()
+    shutil.copy(Path(job.out) / "train" / "0.npz", out / "train" / "0.npz")
+    shutil.copy(Path(job.out) / "test" / "1.json", out / "test" / "1.json")
+    before = json.loads((out / "test" / "1.json").read_text())["policies"]
+    grown = _job(tmp_path, out=str(out), n_train=2, test_start=1)
+    assert grown.train_ids() == [0, 2] and list(grown.test_ids()) == [1]
+    again = run_flop_cards(grown)
+    assert (out / "train" / "2.npz").exists() and not (out / "train" / "1.npz").exists()
+    assert again["test_ids"] == [1, 1]
+    after = json.loads((out / "test" / "1.json").read_text())["policies"]
+    for name in ("uniform random", "always check/call", "equity threshold", PAIR):
+        assert after[name] == before[name]
+    card = RuleCard.from_dict(json.loads((out / "card.json").read_text()))
+    from hunl.distill.flop_cards import policy_digest
+
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    three = StreetCards({3: card, 4: turn, 5: river})
+    assert after[flop_card_name(3)]["cards"] == policy_digest(three)
+    sampler = job.sampler()
+    game = sampler.game(sampler.sample(job.seed, 1))
+    e = evaluate_policy(game, play(game, three))
+    assert after[flop_card_name(3)]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot, rel=1e-12)
+    with pytest.raises(ValueError, match="test_start"):
+        _job(tmp_path, test_start=-1)
+
+
+def test_records_of_earlier_runs_are_carried_over(run, tmp_path):
+    """A record written before scores named their cards (one record-level digest of the turn and river cards) is
+    read as that run trusted it: with the same cards nothing is measured again; with other cards only the
+    policies that play them."""
+    from hunl.distill.flop_cards import cards_digest
+
+    job, res = run
+    out = tmp_path / "old"
+    shutil.copytree(job.out, out)
+    path = out / "test" / "1.json"
+    rec = json.loads(path.read_text())
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    for score in rec["policies"].values():
+        score.pop("cards", None)
+    rec["cards"] = cards_digest(turn, river)
+    path.write_text(json.dumps(rec))
+    again = run_flop_cards(_job(tmp_path, out=str(out)))
+    assert again["policies"] == res["policies"]
+    back = json.loads(path.read_text())
+    assert "cards" not in back and back["policies"][PAIR]["cards"] and back["seconds"] == rec["seconds"]
+    rec["cards"] = "0" * 16                                        # measured with other turn and river cards
+    path.write_text(json.dumps(rec))
+    run_flop_cards(_job(tmp_path, out=str(out)))
+    back = json.loads(path.read_text())
+    assert back["seconds"] != rec["seconds"]                       # solved again
+    assert back["policies"][flop_card_name(1)] != rec["policies"][flop_card_name(1)]
+    assert back["policies"]["uniform random"] == rec["policies"]["uniform random"]
 
 
 def test_other_settings_in_the_same_directory_are_refused(run):
