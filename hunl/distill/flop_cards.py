@@ -10,8 +10,12 @@ from ``(seed, k)``, solved by DCFR and used at once.
    Bertsimas & Paskov features with equity deciles over the turn card) are kept under ``out/train/<k>.npz``.
 2. **Flop cards**: one card tree over those rows (:func:`hunl.distill.cards.grow_card_tree`, round thresholds, at
    most 3 conditions a rule); the card of each size in ``sizes`` plays in each rule the equilibrium's mean
-   strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``: CFR-BR over
-   the rules would need a best response in every flop endgame at every iteration).
+   strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``). The card
+   of each size in ``leaf_sizes`` has its rules' strategies optimised for exploitability instead: CFR-BR over the
+   rules in the first ``leaf_endgames`` training endgames for ``leaf_iterations`` iterations, with the turn and
+   river cards playing the turn and river (:func:`hunl.distill.optimal_leaves.optimise_leaves`; a best response in
+   a flop endgame takes seconds and a few GiB, so over a few endgames only). Each optimised card is kept under
+   ``out/cards/`` as soon as it is fitted.
 3. **Held-out endgames** ``test_start .. test_start + n_test - 1`` (``test_start`` defaults to ``n_train``; fix it
    to grow the training set around the same held-out endgames): solved, then every policy is played in them by both
    players (:func:`hunl.distill.policy.play_all`) and measured exactly: exploitability (NashConv / 2) in % of the
@@ -80,9 +84,13 @@ class FlopJob:
     target_pct_pot, iterations : float, int
         DCFR stops at this exploitability (% of the pot) or after this many iterations.
     sizes : tuple of int
-        Rules of the flop cards measured.
+        Rules of the flop cards measured whose rules play the equilibrium's mean strategy.
     card_rules : int
-        The flop card printed (one of ``sizes``).
+        The flop card printed: of ``leaf_sizes`` (optimised strategies) if it is one of them, else of ``sizes``.
+    leaf_sizes : tuple of int
+        Rules of the flop cards whose strategies are optimised for exploitability (CFR-BR); default none.
+    leaf_endgames, leaf_iterations : int
+        Training endgames and iterations of that optimisation (positive when ``leaf_sizes`` is given).
     samples : int
         Decisions drawn to grow the card tree.
     sampler_params : tuple of (str, value) pairs
@@ -107,6 +115,9 @@ class FlopJob:
     iterations: int = 1000
     sizes: tuple = (4, 8, 16)
     card_rules: int = 16
+    leaf_sizes: tuple = ()
+    leaf_endgames: int = 0
+    leaf_iterations: int = 0
     samples: int = 200_000
     workers: int = 1
     splits: bool = False
@@ -127,8 +138,18 @@ class FlopJob:
             raise ValueError(f"test_start must be a non-negative integer or None, got {self.test_start!r}")
         if not self.sizes or any(int(s) < 1 for s in self.sizes):
             raise ValueError(f"sizes must be positive rule counts, got {self.sizes!r}")
-        if self.card_rules not in self.sizes:
-            raise ValueError(f"card_rules must be one of sizes {tuple(self.sizes)}, got {self.card_rules!r}")
+        if any(int(s) < 1 for s in self.leaf_sizes):
+            raise ValueError(f"leaf_sizes must be positive rule counts, got {self.leaf_sizes!r}")
+        if self.card_rules not in tuple(self.sizes) + tuple(self.leaf_sizes):
+            raise ValueError(f"card_rules must be one of sizes {tuple(self.sizes)} or leaf_sizes "
+                             f"{tuple(self.leaf_sizes)}, got {self.card_rules!r}")
+        if self.leaf_sizes:
+            if isinstance(self.leaf_iterations, bool) or self.leaf_iterations < 1:
+                raise ValueError(f"leaf_iterations must be a positive integer with leaf_sizes, got "
+                                 f"{self.leaf_iterations!r}")
+            if not 1 <= self.leaf_endgames <= self.n_train:
+                raise ValueError(f"leaf_endgames must be in [1, n_train={self.n_train}] with leaf_sizes, got "
+                                 f"{self.leaf_endgames!r}")
         if not self.target_pct_pot > 0:
             raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
 
@@ -264,14 +285,19 @@ def example_flop():
                                      "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"]))
 
 
-def flop_card_name(n_rules: int) -> str:
-    """The name of the flop card of ``n_rules`` rules played with the turn and river cards."""
-    return f"flop card of {n_rules} rules on the flop, turn card on the turn, river card on the river"
+def _flop_card(n_rules: int, optimised: bool) -> str:
+    return f"flop card of {n_rules} rules" + (" (optimised strategies)" if optimised else "") + " on the flop"
 
 
-def flop_split_name(n_rules: int) -> str:
+def flop_card_name(n_rules: int, optimised: bool = False) -> str:
+    """The name of the flop card of ``n_rules`` rules (with ``optimised``, its strategies optimised by CFR-BR)
+    played with the turn and river cards."""
+    return f"{_flop_card(n_rules, optimised)}, turn card on the turn, river card on the river"
+
+
+def flop_split_name(n_rules: int, optimised: bool = False) -> str:
     """The name of the flop card of ``n_rules`` rules on the flop with the DCFR solution on the turn and river."""
-    return f"flop card of {n_rules} rules on the flop{_SPLIT_SUFFIX}"
+    return _flop_card(n_rules, optimised) + _SPLIT_SUFFIX
 
 
 def plays_below_flop(name: str) -> bool:
@@ -318,22 +344,25 @@ def run_flop_cards(job: FlopJob) -> dict:
     rows = concat_rows(parts)
 
     # 2. flop cards
-    config = CardConfig(max_leaves=max(job.sizes), n_samples=job.samples)
+    config = CardConfig(max_leaves=max(tuple(job.sizes) + tuple(job.leaf_sizes)), n_samples=job.samples)
     tree, Z, Y = grow_card_tree(rows, config)
-    cards = {}
+    cards, logs = {}, {}
     for n in job.sizes:
         card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0,
                               title=f"HUNL flop rule card, {n} rules")
-        cards[int(n)] = card
-
+        cards[(int(n), False)] = card
+    for n in job.leaf_sizes:
+        cards[(int(n), True)], logs[int(n)] = _optimised_card(job, int(n), tree, Z, Y, config, train_ids, turn,
+                                                              river)
     # 3. held-out endgames
     choosers = dict(BASELINES)
     choosers[PAIR] = StreetCards({4: turn, 5: river})
-    for n, card in cards.items():
-        choosers[flop_card_name(n)] = StreetCards({3: card, 4: turn, 5: river})
+    for (n, opt), card in cards.items():
+        choosers[flop_card_name(n, opt)] = StreetCards({3: card, 4: turn, 5: river})
+    printed = (int(job.card_rules), int(job.card_rules) in {int(n) for n in job.leaf_sizes})
     if job.splits:
-        name = flop_split_name(job.card_rules)
-        choosers[name] = OnStreets(choosers[flop_card_name(job.card_rules)], (3,), name)
+        name = flop_split_name(*printed)
+        choosers[name] = OnStreets(choosers[flop_card_name(*printed)], (3,), name)
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
     legacy = cards_digest(turn, river)
     ids = job.test_ids()
@@ -366,17 +395,22 @@ def run_flop_cards(job: FlopJob) -> dict:
             "exploitability_mbb": float(np.mean([r["policies"][name]["exploitability_mbb"] for r in recs])),
             "ev_pct_pot": float(np.mean([r["policies"][name]["ev_pct_pot"] for r in recs]))}
     result["cards"] = {}
-    for n, card in cards.items():
-        s = result["policies"][flop_card_name(n)]
-        result["cards"][n] = {"n_rules": card.n_rules, "n_conditions": card.n_conditions}
-        cards[n] = RuleCard(card.title, card.sections, card.quantities,
-                            CardCost(s["exploitability_pct_pot"], s["sd"], "% of the pot", job.n_test,
-                                     s["exploitability_mbb"],
-                                     f"NashConv / 2 of the flop card (with the turn card `{job.turn_card}` on the "
-                                     f"turn and the river card `{job.river_card}` on the river) played by both "
-                                     f"players, mean over {job.n_test} held-out solved flop endgames"), FLOP_NOTES,
-                            card.meta)
-    card = cards[job.card_rules]
+    for (n, opt), card in cards.items():
+        name = flop_card_name(n, opt)
+        s = result["policies"][name]
+        result["cards"][name] = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, "optimised": opt,
+                                 "split": flop_split_name(n, opt)}
+        if opt:
+            result["cards"][name]["log"] = logs[n]
+        how = (f"its rules' strategies optimised by CFR-BR over {job.leaf_endgames} training endgames for "
+               f"{job.leaf_iterations} iterations" if opt else "its rules playing the equilibrium's mean strategy")
+        cards[(n, opt)] = RuleCard(
+            card.title, card.sections, card.quantities,
+            CardCost(s["exploitability_pct_pot"], s["sd"], "% of the pot", job.n_test, s["exploitability_mbb"],
+                     f"NashConv / 2 of the flop card ({how}; with the turn card `{job.turn_card}` on the turn and "
+                     f"the river card `{job.river_card}` on the river) played by both players, mean over "
+                     f"{job.n_test} held-out solved flop endgames"), FLOP_NOTES, card.meta)
+    card = cards[printed]
     (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
     result["seconds"] = time.perf_counter() - t0
     (out / "flop.json").write_text(json.dumps(result, indent=1))
@@ -386,6 +420,27 @@ def run_flop_cards(job: FlopJob) -> dict:
     return result
 
 
+def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: RuleCard, river: RuleCard):
+    """The flop card of ``n`` rules with its strategies optimised by CFR-BR over the first ``job.leaf_endgames``
+    training endgames, the turn and river cards playing below (:func:`hunl.distill.cards.fit_card` with
+    ``fixed``); read from ``out/cards/`` if a run with the same settings and cards fitted it. Returns the card
+    and the optimisation's log."""
+    tag = _sha({"n": n, "n_train": job.n_train, "samples": job.samples, "train_ids": list(train_ids),
+                "leaf_endgames": job.leaf_endgames, "leaf_iterations": job.leaf_iterations,
+                "turn": _card_rules(turn), "river": _card_rules(river)})
+    path = Path(job.out) / "cards" / f"flop-{n}-optimised-{tag}.json"
+    if path.exists():
+        d = json.loads(path.read_text())
+        return RuleCard.from_dict(d["card"]), d["log"]
+    sampler = job.sampler()
+    games = [sampler.game(sampler.sample(job.seed, k)) for k in train_ids[:job.leaf_endgames]]
+    card, _, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations, workers=job.workers,
+                            title=f"HUNL flop rule card, {n} rules", progress=True, fixed={4: turn, 5: river})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps({"card": card.to_dict(), "log": log}).encode())
+    return card, log
+
+
 def flop_frontier_plot(result: dict, path) -> None:
     """Held-out exploitability (% of the pot) of the flop cards against the conditions on them (the turn and
     river cards on their streets), beside the turn card on the flop and the baselines (lines) and, with splits,
@@ -393,19 +448,19 @@ def flop_frontier_plot(result: dict, path) -> None:
     from rulelearn.report.plots import plot_card_frontier
 
     pol = result["policies"]
-    sizes = sorted(result["cards"], key=int)
-    curves = {"flop cards (round thresholds, <= 3 conditions a rule, equilibrium means in plain mixes), "
-              "turn and river cards on their streets":
-              ([result["cards"][n]["n_conditions"] for n in sizes],
-               [pol[flop_card_name(int(n))]["exploitability_pct_pot"] for n in sizes])}
+    curves = {}
+    for opt, label in ((False, "equilibrium means"), (True, "strategies optimised by CFR-BR")):
+        names = sorted((n for n, c in result["cards"].items() if c.get("optimised", False) == opt),
+                       key=lambda n: result["cards"][n]["n_rules"])
+        if names:
+            curves[f"flop cards (round thresholds, <= 3 conditions a rule, {label} in plain mixes), turn and "
+                   "river cards on their streets"] = ([result["cards"][n]["n_conditions"] for n in names],
+                                                      [pol[n]["exploitability_pct_pot"] for n in names])
     refs = [(PAIR, pol[PAIR]["exploitability_pct_pot"])]
     refs += [(f"{n} (baseline)", pol[n]["exploitability_pct_pot"]) for n in BASELINES
              if n in pol and n != "uniform random"]
-    points = []
-    for n in sizes:
-        if flop_split_name(int(n)) in pol:
-            points.append((flop_split_name(int(n)), result["cards"][n]["n_conditions"],
-                           pol[flop_split_name(int(n))]["exploitability_pct_pot"]))
+    points = [(c["split"], c["n_conditions"], pol[c["split"]]["exploitability_pct_pot"])
+              for c in result["cards"].values() if c["split"] in pol]
     plot_card_frontier(curves, path, f"HUNL flop rule cards: {result['n_test']} held-out flop endgames",
                        "held-out mean exploitability (% of the pot)", refs, points)
 
@@ -428,10 +483,8 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     flop_frontier_plot(result, Path(job.figures) / "flop_card_frontier.png")
     rows = []
     for name, s in result["policies"].items():
-        rules = ""
-        for n, c in result["cards"].items():
-            if name == flop_card_name(int(n)):
-                rules = f"{c['n_rules']} ({c['n_conditions']} conditions)"
+        c = result["cards"].get(name)
+        rules = f"{c['n_rules']} ({c['n_conditions']} conditions)" if c else ""
         rows.append((name, rules, f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}",
                      f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}"))
     header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
@@ -439,7 +492,9 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
             f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
             f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
             f"pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
-            f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%); turn card "
+            f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%)"
+            + (f", the optimised cards' strategies by CFR-BR over the first {job.leaf_endgames} of them for "
+               f"{job.leaf_iterations} iterations" if job.leaf_sizes else "") + "; turn card "
             f"`{result['turn_card']}`, river card `{result['river_card']}`.\n\n"
             + markdown_table((header, rows), right=header[2:]))
     write_blocks(job.doc, {"card-flop-frontier": text,

@@ -199,6 +199,36 @@ def test_records_of_earlier_runs_are_carried_over(run, tmp_path):
     assert back["policies"]["uniform random"] == rec["policies"]["uniform random"]
 
 
+def test_a_flop_card_with_optimised_strategies(run, tmp_path):
+    """leaf_sizes: the card's rules are optimised by CFR-BR with the turn and river cards below; it is kept under
+    out/cards and read on a second run, printed (card_rules), scored beside the mean-strategy cards, and its
+    score equals a direct evaluation."""
+    job, res = run
+    out = tmp_path / "opt"
+    shutil.copytree(job.out, out)
+    kw = dict(out=str(out), leaf_sizes=(3,), leaf_endgames=1, leaf_iterations=4, splits=True,
+              doc=str(tmp_path / "HUNL.md"), cards_dir=str(tmp_path / "cards"), figures=str(tmp_path / "figures"))
+    again = run_flop_cards(_job(tmp_path, **kw))
+    opt = flop_card_name(3, optimised=True)
+    assert opt != flop_card_name(3) and {opt, flop_card_name(3), flop_split_name(3, True)} <= set(again["policies"])
+    assert again["policies"][flop_card_name(3)] == res["policies"][flop_card_name(3)]   # read, not re-measured
+    assert again["cards"][opt]["optimised"] and len(again["cards"][opt]["log"]["iterations"]) > 1
+    (cached,) = (out / "cards").glob("flop-3-optimised-*.json")
+    card = RuleCard.from_dict(json.loads(cached.read_text())["card"])
+    printed = RuleCard.from_dict(json.loads((out / "card.json").read_text()))
+    assert printed.sections == card.sections and "CFR-BR over 1 training endgames" in printed.cost.measure
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    sampler = job.sampler()
+    game = sampler.game(sampler.sample(job.seed, 1))
+    e = evaluate_policy(game, play(game, StreetCards({3: card, 4: turn, 5: river})))
+    assert again["policies"][opt]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot, rel=1e-12)
+    assert "optimised strategies" in (tmp_path / "HUNL.md").read_text()
+    stamp = cached.stat().st_mtime_ns
+    assert run_flop_cards(_job(tmp_path, **kw))["policies"] == again["policies"]
+    assert cached.stat().st_mtime_ns == stamp
+
+
 def test_other_settings_in_the_same_directory_are_refused(run):
     job, _ = run
     with pytest.raises(ValueError, match="other settings"):
@@ -206,7 +236,10 @@ def test_other_settings_in_the_same_directory_are_refused(run):
 
 
 @pytest.mark.parametrize("bad, match", [({"n_train": 0}, "n_train"), ({"sizes": ()}, "sizes"),
-                                        ({"card_rules": 7}, "card_rules"), ({"target_pct_pot": 0}, "target")])
+                                        ({"card_rules": 7}, "card_rules"), ({"target_pct_pot": 0}, "target"),
+                                        ({"leaf_sizes": (3,), "leaf_endgames": 1}, "leaf_iterations"),
+                                        ({"leaf_sizes": (3,), "leaf_iterations": 2}, "leaf_endgames"),
+                                        ({"leaf_sizes": (0,)}, "leaf_sizes")])
 def test_bad_job_is_refused(tmp_path, bad, match):
     with pytest.raises(ValueError, match=match):
         _job(tmp_path, **bad)
