@@ -127,6 +127,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     f.add_argument("--leaf-sizes", type=int, nargs="+", default=[],
                    help="rules of flop cards whose strategies are optimised by CFR-BR (the printed card is one of "
                         "them if --card-rules is)")
+    f.add_argument("--card-leaves", choices=("mean", "optimised"), default=None,
+                   help="print the card of --card-rules rules with equilibrium means or optimised strategies "
+                        "(default: optimised if --card-rules is one of --leaf-sizes)")
     f.add_argument("--leaf-endgames", type=int, default=0, help="training endgames of the CFR-BR optimisation")
     f.add_argument("--leaf-iterations", type=int, default=0, help="CFR-BR iterations")
     f.add_argument("--splits", action="store_true",
@@ -180,7 +183,7 @@ def main(argv=None) -> int:
             turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test,
             test_start=a.test_start, seed=a.seed,
             max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
-            leaf_sizes=tuple(a.leaf_sizes), leaf_endgames=a.leaf_endgames, leaf_iterations=a.leaf_iterations,
+            card_leaves=a.card_leaves, leaf_sizes=tuple(a.leaf_sizes), leaf_endgames=a.leaf_endgames, leaf_iterations=a.leaf_iterations,
             workers=a.workers, splits=a.splits, doc=a.doc, command=command))
         for name, v in res["policies"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "

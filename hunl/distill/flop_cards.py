@@ -25,8 +25,9 @@ from ``(seed, k)``, solved by DCFR and used at once.
    they are measured, so a killed run resumes without redoing finished endgames (an endgame missing a policy is
    solved again and only that policy is played). Each score names the cards it was measured with
    (:func:`policy_digest`, of their rules); a policy that now plays other cards (another turn or river card,
-   or a flop card learned from other training endgames) is measured again, the others are kept. With ``splits``, also the flop card printed on the flop with the
-   DCFR solution on the turn and river, and the turn and river cards with the DCFR solution on the flop
+   or a flop card learned from other training endgames) is measured again, the others are kept. With
+   ``splits``, also the flop cards of ``card_rules`` rules on the flop with the DCFR solution on the turn and
+   river, and the turn and river cards with the DCFR solution on the flop
    (:class:`hunl.distill.policy.OnStreets`): which street's cards carry the cost.
 """
 
@@ -86,7 +87,10 @@ class FlopJob:
     sizes : tuple of int
         Rules of the flop cards measured whose rules play the equilibrium's mean strategy.
     card_rules : int
-        The flop card printed: of ``leaf_sizes`` (optimised strategies) if it is one of them, else of ``sizes``.
+        Rules of the flop card printed (and of the cards split, with ``splits``).
+    card_leaves : {None, "mean", "optimised"}
+        Which card of ``card_rules`` rules is printed: the one of ``sizes`` (equilibrium means) or of
+        ``leaf_sizes`` (optimised strategies); ``None``: optimised if ``card_rules`` is in ``leaf_sizes``.
     leaf_sizes : tuple of int
         Rules of the flop cards whose strategies are optimised for exploitability (CFR-BR); default none.
     leaf_endgames, leaf_iterations : int
@@ -97,8 +101,9 @@ class FlopJob:
         Overrides of :meth:`EndgameSampler.flop` (e.g. a smaller tree for a quick run).
     workers : int
     splits : bool
-        Also measure the printed flop card with the DCFR solution on the turn and river, and the turn and river
-        cards with the DCFR solution on the flop (not part of the run key: only the new policies are played).
+        Also measure the flop cards of ``card_rules`` rules (with equilibrium means and, if fitted, optimised
+        strategies) with the DCFR solution on the turn and river, and the turn and river cards with the DCFR
+        solution on the flop (not part of the run key: only the new policies are played).
     doc : str or None
         Markdown file whose blocks ``card-flop`` and ``card-flop-frontier`` are rewritten.
     """
@@ -115,6 +120,7 @@ class FlopJob:
     iterations: int = 1000
     sizes: tuple = (4, 8, 16)
     card_rules: int = 16
+    card_leaves: str | None = None
     leaf_sizes: tuple = ()
     leaf_endgames: int = 0
     leaf_iterations: int = 0
@@ -140,9 +146,12 @@ class FlopJob:
             raise ValueError(f"sizes must be positive rule counts, got {self.sizes!r}")
         if any(int(s) < 1 for s in self.leaf_sizes):
             raise ValueError(f"leaf_sizes must be positive rule counts, got {self.leaf_sizes!r}")
-        if self.card_rules not in tuple(self.sizes) + tuple(self.leaf_sizes):
-            raise ValueError(f"card_rules must be one of sizes {tuple(self.sizes)} or leaf_sizes "
-                             f"{tuple(self.leaf_sizes)}, got {self.card_rules!r}")
+        if self.card_leaves not in (None, "mean", "optimised"):
+            raise ValueError(f"card_leaves must be None, 'mean' or 'optimised', got {self.card_leaves!r}")
+        if self.card_rules not in self.printed_sizes():
+            raise ValueError(f"card_rules must be one of {self.printed_sizes()} (card_leaves {self.card_leaves!r}, "
+                             f"sizes {tuple(self.sizes)}, leaf_sizes {tuple(self.leaf_sizes)}), got "
+                             f"{self.card_rules!r}")
         if self.leaf_sizes:
             if isinstance(self.leaf_iterations, bool) or self.leaf_iterations < 1:
                 raise ValueError(f"leaf_iterations must be a positive integer with leaf_sizes, got "
@@ -152,6 +161,20 @@ class FlopJob:
                                  f"{self.leaf_endgames!r}")
         if not self.target_pct_pot > 0:
             raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
+
+    def printed_sizes(self) -> tuple:
+        """The sizes ``card_rules`` may take given ``card_leaves``."""
+        if self.card_leaves == "mean":
+            return tuple(self.sizes)
+        if self.card_leaves == "optimised":
+            return tuple(self.leaf_sizes)
+        return tuple(self.sizes) + tuple(self.leaf_sizes)
+
+    def printed(self) -> tuple:
+        """``(card_rules, optimised)``: the card printed."""
+        opt = (int(self.card_rules) in {int(n) for n in self.leaf_sizes} if self.card_leaves is None
+               else self.card_leaves == "optimised")
+        return int(self.card_rules), opt
 
     def test_ids(self) -> range:
         """Stream indices of the held-out endgames."""
@@ -359,10 +382,12 @@ def run_flop_cards(job: FlopJob) -> dict:
     choosers[PAIR] = StreetCards({4: turn, 5: river})
     for (n, opt), card in cards.items():
         choosers[flop_card_name(n, opt)] = StreetCards({3: card, 4: turn, 5: river})
-    printed = (int(job.card_rules), int(job.card_rules) in {int(n) for n in job.leaf_sizes})
+    printed = job.printed()
     if job.splits:
-        name = flop_split_name(*printed)
-        choosers[name] = OnStreets(choosers[flop_card_name(*printed)], (3,), name)
+        for opt in (False, True):
+            if (printed[0], opt) in cards:
+                name = flop_split_name(printed[0], opt)
+                choosers[name] = OnStreets(choosers[flop_card_name(printed[0], opt)], (3,), name)
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
     legacy = cards_digest(turn, river)
     ids = job.test_ids()

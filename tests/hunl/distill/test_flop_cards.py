@@ -210,7 +210,8 @@ def test_a_flop_card_with_optimised_strategies(run, tmp_path):
               doc=str(tmp_path / "HUNL.md"), cards_dir=str(tmp_path / "cards"), figures=str(tmp_path / "figures"))
     again = run_flop_cards(_job(tmp_path, **kw))
     opt = flop_card_name(3, optimised=True)
-    assert opt != flop_card_name(3) and {opt, flop_card_name(3), flop_split_name(3, True)} <= set(again["policies"])
+    assert opt != flop_card_name(3)
+    assert {opt, flop_card_name(3), flop_split_name(3, True), flop_split_name(3)} <= set(again["policies"])
     assert again["policies"][flop_card_name(3)] == res["policies"][flop_card_name(3)]   # read, not re-measured
     assert again["cards"][opt]["optimised"] and len(again["cards"][opt]["log"]["iterations"]) > 1
     (cached,) = (out / "cards").glob("flop-3-optimised-*.json")
@@ -227,6 +228,11 @@ def test_a_flop_card_with_optimised_strategies(run, tmp_path):
     stamp = cached.stat().st_mtime_ns
     assert run_flop_cards(_job(tmp_path, **kw))["policies"] == again["policies"]
     assert cached.stat().st_mtime_ns == stamp
+    # the card with equilibrium means printed instead: nothing is measured again, the optimised card is read
+    mean = run_flop_cards(_job(tmp_path, **dict(kw, card_leaves="mean")))
+    assert cached.stat().st_mtime_ns == stamp and mean["policies"] == again["policies"]
+    printed = RuleCard.from_dict(json.loads((out / "card.json").read_text()))
+    assert "mean strategy" in printed.cost.measure
 
 
 def test_other_settings_in_the_same_directory_are_refused(run):
@@ -239,7 +245,9 @@ def test_other_settings_in_the_same_directory_are_refused(run):
                                         ({"card_rules": 7}, "card_rules"), ({"target_pct_pot": 0}, "target"),
                                         ({"leaf_sizes": (3,), "leaf_endgames": 1}, "leaf_iterations"),
                                         ({"leaf_sizes": (3,), "leaf_iterations": 2}, "leaf_endgames"),
-                                        ({"leaf_sizes": (0,)}, "leaf_sizes")])
+                                        ({"leaf_sizes": (0,)}, "leaf_sizes"),
+                                        ({"card_leaves": "optimised"}, "card_rules"),
+                                        ({"card_leaves": "best"}, "card_leaves")])
 def test_bad_job_is_refused(tmp_path, bad, match):
     with pytest.raises(ValueError, match=match):
         _job(tmp_path, **bad)
