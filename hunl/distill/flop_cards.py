@@ -13,8 +13,9 @@ from ``(seed, k)``, solved by DCFR and used at once.
    strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``). The card
    of each size in ``leaf_sizes`` has its rules' strategies optimised for exploitability instead: CFR-BR over the
    rules in the first ``leaf_endgames`` training endgames for ``leaf_iterations`` iterations, with the turn and
-   river cards playing the turn and river (:func:`hunl.distill.optimal_leaves.optimise_leaves`; a best response in
-   a flop endgame takes seconds and a few GiB, so over a few endgames only). Each optimised card is kept under
+   river cards playing the turn and river (:func:`hunl.distill.optimal_leaves.optimise_leaves`; an iteration costs
+   about 2 s of one core per flop endgame of 100-combo ranges, and each endgame a worker holds about 1.3 GB, so
+   the optimisation runs over a dozen endgames, not hundreds). Each optimised card is kept under
    ``out/cards/`` as soon as it is fitted.
 3. **Held-out endgames** ``test_start .. test_start + n_test - 1`` (``test_start`` defaults to ``n_train``; fix it
    to grow the training set around the same held-out endgames): solved, then every policy is played in them by both
