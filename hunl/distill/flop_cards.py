@@ -52,7 +52,7 @@ from rulelearn.data.executors import make_executor
 from rulelearn.data.shards import write_atomic
 from rulelearn.rules.cards import CardCost, RuleCard
 
-__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name"]
+__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name", "policy_digest"]
 
 PAIR = "turn card on the flop and turn, river card on the river"
 _SPLIT_SUFFIX = ", DCFR solution on the turn and river"
