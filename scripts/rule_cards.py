@@ -183,7 +183,8 @@ def main(argv=None) -> int:
             turn_card=a.turn_card, river_card=a.river_card, out=a.out, n_train=a.train, n_test=a.test,
             test_start=a.test_start, seed=a.seed,
             max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
-            card_leaves=a.card_leaves, leaf_sizes=tuple(a.leaf_sizes), leaf_endgames=a.leaf_endgames, leaf_iterations=a.leaf_iterations,
+            card_leaves=a.card_leaves, leaf_sizes=tuple(a.leaf_sizes), leaf_endgames=a.leaf_endgames,
+            leaf_iterations=a.leaf_iterations,
             workers=a.workers, splits=a.splits, doc=a.doc, command=command))
         for name, v in res["policies"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "

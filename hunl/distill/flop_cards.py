@@ -52,7 +52,8 @@ from rulelearn.data.executors import make_executor
 from rulelearn.data.shards import write_atomic
 from rulelearn.rules.cards import CardCost, RuleCard
 
-__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name", "policy_digest"]
+__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name",
+           "policy_digest"]
 
 PAIR = "turn card on the flop and turn, river card on the river"
 _SPLIT_SUFFIX = ", DCFR solution on the turn and river"
@@ -255,27 +256,28 @@ def policy_digest(chooser) -> str | None:
     return None
 
 
-def _carry_over(rec: dict, choosers: dict, legacy: str) -> None:
+def _carry_over(rec: dict, digests: dict, legacy: str) -> None:
     """Stamp the scores of a record written before scores named their cards (it has a record-level ``cards``
     digest of the turn and river cards) with the digests they were measured with, as those runs trusted them:
     a score that plays the turn or river card holds if the record's digest is ``legacy`` (the current turn and
     river cards), a flop card's score holds for the flop card of the same settings (the run key), and the rest
-    are left unstamped (measured again)."""
+    are left unstamped (measured again). ``digests``: :func:`policy_digest` of each policy of the run."""
     old = rec.pop("cards", None)
     if old is None:
         return
     for name, score in rec["policies"].items():
-        if "cards" in score or name not in choosers:
+        if "cards" in score or name not in digests:
             continue
-        d = policy_digest(choosers[name])
+        d = digests[name]
         if d is not None and (old == legacy or not plays_below_flop(name)):
             score["cards"] = d
 
 
 def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, choosers: dict,
-                 path: str) -> int:
+                 path: str, digests: dict) -> int:
     """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON), each with
-    the :func:`policy_digest` of the cards it played; returns ``k``."""
+    the digest of the cards it played (``digests[name]``, :func:`policy_digest`; ``None``: no card); returns
+    ``k``."""
     t0 = time.perf_counter()
     game, sol = _solve(sampler, seed, k, target, iterations)
     rec = json.loads(Path(path).read_text()) if Path(path).exists() else {"policies": {}}
@@ -286,9 +288,8 @@ def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iter
         e = evaluate_policy(game, pol, sol.result.policy)
         score = {"exploitability_pct_pot": e.exploitability_pct_pot, "exploitability_mbb": e.exploitability_mbb,
                  "ev_pct_pot": e.ev_pct_pot}
-        d = policy_digest(choosers[name])
-        if d is not None:
-            score["cards"] = d
+        if digests[name] is not None:
+            score["cards"] = digests[name]
         rec["policies"][name] = score
     rec["seconds"] = time.perf_counter() - t0
     write_atomic(Path(path), json.dumps(rec).encode())
@@ -391,18 +392,19 @@ def run_flop_cards(job: FlopJob) -> dict:
                 choosers[name] = OnStreets(choosers[flop_card_name(printed[0], opt)], (3,), name)
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
     legacy = cards_digest(turn, river)
+    digests = {name: policy_digest(c) for name, c in choosers.items()}
     ids = job.test_ids()
     tasks = []
     for k in ids:
         path = out / "test" / f"{k}.json"
         rec = json.loads(path.read_text()) if path.exists() else {"policies": {}}
         if "cards" in rec:
-            _carry_over(rec, choosers, legacy)
+            _carry_over(rec, digests, legacy)
             write_atomic(path, json.dumps(rec).encode())
         missing = {n: c for n, c in choosers.items()
-                   if n not in rec["policies"] or rec["policies"][n].get("cards") != policy_digest(c)}
+                   if n not in rec["policies"] or rec["policies"][n].get("cards") != digests[n]}
         if missing:
-            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path)))
+            tasks.append((sampler, job.seed, k, job.target_pct_pot, job.iterations, missing, str(path), digests))
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
             tqdm(total=job.n_test, initial=job.n_test - len(tasks), unit="endgame", desc="flop: held out") as bar:
         for _ in ex.imap_unordered(heldout_task, tasks):
@@ -516,8 +518,8 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
     text = (f"`{job.command}` (this run: {result['seconds'] / 60:.0f} min on this machine; endgames already "
             f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
-            f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to {result['dcfr_test_pct_pot']:.2f}% of the "
-            f"pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
+            f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to "
+            f"{result['dcfr_test_pct_pot']:.2f}% of the pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
             f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%)"
             + (f", the optimised cards' strategies by CFR-BR over the first {job.leaf_endgames} of them for "
                f"{job.leaf_iterations} iterations" if job.leaf_sizes else "") + "; turn card "
