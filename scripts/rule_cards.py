@@ -107,6 +107,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     s.add_argument("--libratus", action="store_true", help="also play them in the four Libratus endgames")
     s.add_argument("--splits", action="store_true",
                    help="also each card on its street with the stored DCFR solution on the others (held-out only)")
+    s.add_argument("--sections", action="store_true",
+                   help="also each card by decision type (facing a bet or not) with the stored DCFR solution on the "
+                        "others, beside the minimum-defence rule facing a bet (held-out only)")
     s.add_argument("--name", default="turn-river", help="block card-<name> of the doc")
     s.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
     f = sub.add_parser("flop", help="flop cards, and the turn and river cards, inside solved flop endgames "
@@ -169,9 +172,8 @@ def main(argv=None) -> int:
 
         cards = tuple((st, path) for st, path in a.card) if a.card else StreetCardsJob.cards
         res = run_street_cards(StreetCardsJob(cards=cards, db=a.db, seed=a.seed, max_test=a.max_test,
-                                              workers=a.workers, libratus=a.libratus, splits=a.splits, name=a.name,
-                                              doc=a.doc,
-                                              command=command))
+                                              workers=a.workers, libratus=a.libratus, splits=a.splits,
+                                              sections=a.sections, name=a.name, doc=a.doc, command=command))
         for name, v in res["held_out"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
                   f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out endgames")

@@ -250,7 +250,12 @@ def policy_digest(chooser) -> str | None:
     baselines). A held-out score stores it, and is measured again when the policy of that name plays other cards."""
     if isinstance(chooser, OnStreets):
         inner = policy_digest(chooser.chooser)
-        return None if inner is None else _sha({"on_streets": list(chooser.streets), "cards": inner})
+        if inner is None:
+            return None
+        key = {"on_streets": list(chooser.streets), "cards": inner}
+        if chooser.facing is not None:   # absent when None: the digests of earlier runs stay valid
+            key["facing"] = chooser.facing
+        return _sha(key)
     if isinstance(chooser, StreetCards):
         return _sha({str(st): _card_rules(card) for st, card in chooser.cards.items()})
     return None

@@ -16,9 +16,9 @@ from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.policy import (
     CheckCall,
     EquityThreshold,
-    OnStreets,
     UniformRandom,
     concat_rows,
+    needs_solution,
     play_beside_solution,
     thin_rows,
 )
@@ -108,7 +108,7 @@ def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True)
     score it against the stored solution; with ``reference`` false the stored solution is not read (``columns``
     need no ``policy``) and the EV and reference fields are NaN. An :class:`hunl.distill.policy.OnStreets`
     chooser plays its streets and the stored solution the others (it needs ``reference``)."""
-    if not reference and any(isinstance(c, OnStreets) for c in choosers.values()):
+    if not reference and any(needs_solution(c) for c in choosers.values()):
         raise ValueError("choosers: an OnStreets policy plays the stored solution, so reference must be true")
     names = tuple(choosers)
     g = len(columns["game_id"])

@@ -36,7 +36,7 @@ from hunl.distill.decisions import (
 )
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "OnStreets", "play", "play_all",
-           "play_beside_solution", "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
+           "play_beside_solution", "needs_solution", "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
 TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
@@ -350,23 +350,29 @@ class OnStreets:
         Board sizes the chooser plays: 3 (flop), 4 (turn), 5 (river).
     name : str
         The policy's name in tables.
+    facing : bool or None, default None
+        Which decisions of those streets the chooser plays: all (None), only those facing a bet (True), only those
+        not facing one (False) -- which *decision type* of a card costs what.
 
     Raises
     ------
     ValueError
-        If ``streets`` is empty or holds a value other than 3, 4 or 5.
+        If ``streets`` is empty or holds a value other than 3, 4 or 5, or ``facing`` is not None, True or False.
     """
 
-    def __init__(self, chooser, streets, name: str):
+    def __init__(self, chooser, streets, name: str, facing: bool | None = None):
         streets = tuple(sorted({int(s) for s in streets}))
         if not streets or any(s not in (3, 4, 5) for s in streets):
             raise ValueError(f"streets must be a non-empty set of 3 (flop), 4 (turn), 5 (river), got {streets}")
+        if facing is not None and not isinstance(facing, (bool, np.bool_)):
+            raise ValueError(f"facing must be None, True or False, got {facing!r}")
         self.chooser = chooser
         self.streets = streets
         self.name = name
+        self.facing = None if facing is None else bool(facing)
 
 
-def on_streets(game, played, solution, streets) -> np.ndarray:
+def on_streets(game, played, solution, streets, facing: bool | None = None) -> np.ndarray:
     """Edge-layout probabilities: ``played`` at the decision nodes of ``streets``, ``solution`` elsewhere.
 
     Parameters
@@ -376,12 +382,14 @@ def on_streets(game, played, solution, streets) -> np.ndarray:
         Edge-layout probabilities (:attr:`games.core.policy.Policy.probs`) of the chooser and the stored solution.
     streets : iterable of int
         Board sizes (3, 4, 5) whose decisions ``played`` makes.
+    facing : bool or None, default None
+        With True only the decisions of ``streets`` that face a bet, with False only those that do not.
 
     Returns
     -------
     numpy.ndarray of float64, shape ``(N, Hm)``
         Row ``n`` (the action into node ``n``) from ``played`` where ``n``'s parent is a decision node on one of
-        ``streets``, else from ``solution``.
+        ``streets`` (of the decision type ``facing``), else from ``solution``.
     """
     t = game.tree
     played = np.asarray(played, dtype=np.float64)
@@ -393,45 +401,67 @@ def on_streets(game, played, solution, streets) -> np.ndarray:
     street = np.asarray(game.betting.street)
     take = np.zeros(parent.shape[0], dtype=bool)
     take[has] = (t.kind[parent[has]] == DECISION) & np.isin(street[parent[has]], list(streets))
+    if facing is not None:
+        faces = np.asarray(game.betting.to_call) > 0
+        take[has] &= faces[parent[has]] == bool(facing)
     return np.where(take[:, None], played, solution)
 
 
 def play_beside_solution(game, choosers: dict, solution=None) -> dict:
-    """:func:`play_all` for choosers that may include :class:`OnStreets`: every distinct chooser is played once
-    (an :class:`OnStreets` reuses the play of its chooser), then each :class:`OnStreets` takes ``solution`` on the
-    other streets (:func:`on_streets`).
+    """:func:`play_all` for choosers that may include :class:`OnStreets` and
+    :class:`hunl.distill.defence.MinimumDefence`: every distinct chooser is played once (an :class:`OnStreets` or
+    a ``MinimumDefence`` reuses the play of its chooser), then each :class:`OnStreets` takes ``solution`` on the
+    other streets (:func:`on_streets`) and each ``MinimumDefence`` plays the minimum-defence rule on its
+    decisions facing a bet (:func:`hunl.distill.defence.minimum_defence`, over ``solution`` when its chooser is
+    None).
 
     Parameters
     ----------
     game : hunl.solver.game.HoldemEndgame
     choosers : dict of str to chooser
     solution : array_like of float, shape ``(N, Hm)``, optional
-        Edge-layout probabilities of the stored solution; needed when ``choosers`` holds an :class:`OnStreets`.
+        Edge-layout probabilities of the stored solution; needed when a chooser :func:`needs_solution`.
 
     Returns
     -------
     dict of str to games.core.Policy or numpy.ndarray of shape ``(N, Hm)``
-        In the order of ``choosers``: a policy for a plain chooser, edge probabilities for an :class:`OnStreets`.
+        In the order of ``choosers``: a policy for a plain chooser, edge probabilities for an :class:`OnStreets`
+        or a ``MinimumDefence``.
 
     Raises
     ------
     ValueError
-        If ``choosers`` holds an :class:`OnStreets` and ``solution`` is None.
+        If a chooser :func:`needs_solution` and ``solution`` is None.
     """
-    def inner(c):
-        return c.chooser if isinstance(c, OnStreets) else c
+    from hunl.distill.defence import MinimumDefence
 
-    if solution is None and any(isinstance(c, OnStreets) for c in choosers.values()):
-        raise ValueError("choosers: an OnStreets policy plays the stored solution, so a solution must be given")
+    def inner(c):
+        return c.chooser if isinstance(c, (OnStreets, MinimumDefence)) else c
+
+    if solution is None and any(needs_solution(c) for c in choosers.values()):
+        raise ValueError("choosers: an OnStreets policy (or a MinimumDefence of the stored solution) plays the "
+                         "stored solution, so a solution must be given")
     first = {}
     for name, c in choosers.items():
-        first.setdefault(id(inner(c)), name)
+        if inner(c) is not None:
+            first.setdefault(id(inner(c)), name)
     played = play_all(game, {name: inner(choosers[name]) for name in first.values()})
     out = {}
     for name, c in choosers.items():
-        p = played[first[id(inner(c))]]
-        out[name] = on_streets(game, p.probs, solution, c.streets) if isinstance(c, OnStreets) else p
+        p = played[first[id(inner(c))]] if inner(c) is not None else None
+        if isinstance(c, OnStreets):
+            out[name] = on_streets(game, p.probs, solution, c.streets, c.facing)
+        elif isinstance(c, MinimumDefence):
+            out[name] = c.probs(game, p, solution)
+        else:
+            out[name] = p
     return out
+
+
+def needs_solution(chooser) -> bool:
+    """Whether scoring ``chooser`` reads the endgame's stored solution: an :class:`OnStreets`, or a
+    :class:`hunl.distill.defence.MinimumDefence` of the stored solution."""
+    return isinstance(chooser, OnStreets) or bool(getattr(chooser, "needs_solution", False))
 
 
 class UniformRandom:

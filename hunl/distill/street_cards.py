@@ -21,8 +21,9 @@ import numpy as np
 
 from hunl.distill.card_experiment import _summary, split_endgames
 from hunl.distill.cards import STREET_NAMES, CardPolicy, StreetCards
+from hunl.distill.defence import MinimumDefence
 from hunl.distill.pipeline import score_policies, take
-from hunl.distill.policy import OnStreets
+from hunl.distill.policy import OnStreets, needs_solution
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import RuleCard
@@ -39,7 +40,9 @@ class StreetCardsJob:
     ``cards``: ``(street, path)`` pairs, street ``"flop"``, ``"turn"`` or ``"river"``, path a card's JSON
     (``docs/cards/<name>.json``, :meth:`rulelearn.rules.cards.RuleCard.from_dict`). ``splits``: also each
     card on its own street with the stored DCFR solution on the others (:class:`hunl.distill.policy.OnStreets`),
-    which says how much of the cards' cost each street's card carries (held-out endgames only).
+    which says how much of the cards' cost each street's card carries (held-out endgames only). ``sections``: the
+    same by decision type (facing a bet or not) on each card's street, beside the minimum-defence rule
+    (:func:`choosers_of`; held-out endgames only).
     """
 
     cards: tuple[tuple[str, str], ...] = (("turn", "docs/cards/turn.json"), ("river", "docs/cards/river.json"))
@@ -50,6 +53,7 @@ class StreetCardsJob:
     workers: int | None = None
     libratus: bool = False
     splits: bool = False
+    sections: bool = False
     name: str = "turn-river"
     doc: str | None = None
     command: str = "python scripts/rule_cards.py streets"
@@ -73,18 +77,38 @@ def load_cards(pairs) -> dict:
     return out
 
 
-def choosers_of(cards: dict, splits: bool = False) -> dict:
-    """Each card alone (``"<street> card alone"``), with two or more all together (the :class:`StreetCards`
+def choosers_of(cards: dict, splits: bool = False, sections: bool = False) -> dict:
+    """The policies a :class:`StreetCardsJob` scores.
+
+    Each card alone (``"<street> card alone"``), with two or more all together (the :class:`StreetCards`
     name), and with ``splits`` each card on its street with the stored solution on the others (named
-    ``"<street> card on the <street>, DCFR solution elsewhere"``, :class:`hunl.distill.policy.OnStreets`)."""
+    ``"<street> card on the <street>, DCFR solution elsewhere"``, :class:`hunl.distill.policy.OnStreets`).
+    With ``sections``, for each card's street: the cards on that street's decisions facing a bet only, and on
+    those not facing one only (the stored solution elsewhere); the minimum-defence rule on the decisions facing a
+    bet (:class:`hunl.distill.defence.MinimumDefence`) with the stored solution elsewhere, ranking hands in the
+    range at the decision and in the starting range; and the cards with the minimum-defence rule (range at the
+    decision) in place of their rules facing a bet on that street.
+    """
     out = {f"{STREET_NAMES[s]} card alone": CardPolicy(c) for s, c in cards.items()}
+    together = StreetCards(cards)
     if len(cards) > 1:
-        together = StreetCards(cards)
         out[together.name] = together
         if splits:
             for s in cards:
                 name = f"{STREET_NAMES[s]} card on the {STREET_NAMES[s]}, DCFR solution elsewhere"
                 out[name] = OnStreets(together, (s,), name)
+    if sections:
+        played = "the cards" if len(cards) > 1 else f"{STREET_NAMES[next(iter(cards))]} card"
+        for s in cards:
+            st = STREET_NAMES[s]
+            for facing, what in ((True, "facing a bet"), (False, "not facing a bet")):
+                name = f"{st} card on the {st} {what} only, DCFR solution elsewhere"
+                out[name] = OnStreets(together, (s,), name, facing=facing)
+            for ranges, where in (("node", "the range at the decision"), ("start", "the starting range")):
+                name = f"minimum defence ({where}) facing a bet on the {st}, DCFR solution elsewhere"
+                out[name] = MinimumDefence(None, name, (s,), ranges)
+            name = f"{played}, with minimum defence (the range at the decision) facing a bet on the {st}"
+            out[name] = MinimumDefence(together, name, (s,), "node")
     return out
 
 
@@ -107,16 +131,17 @@ def run_street_cards(job: StreetCardsJob) -> dict:
 
     t0 = time.perf_counter()
     cards = load_cards(job.cards)
-    choosers = choosers_of(cards, job.splits)
+    choosers = choosers_of(cards, job.splits, job.sections)
+    reference = any(needs_solution(c) for c in choosers.values())
     db = SolutionDatabase(job.db)
     family = db.family()
     cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
     _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
     cols = take(cols, test)
-    if job.splits:  # the stored strategies of the held-out endgames only
+    if reference:  # the stored strategies of the held-out endgames only
         cols = db.load(None, columns=db.column_names(), ids=cols["game_id"])
     with make_executor(job.workers, None) as ex, tqdm(total=test.size, unit="endgame", desc="street cards") as bar:
-        scores = score_policies(family, cols, choosers, ex, chunk=5, progress=bar, reference=job.splits)
+        scores = score_policies(family, cols, choosers, ex, chunk=5, progress=bar, reference=reference)
     x = scores.exploitability_pct_pot
     pair = StreetCards(cards).name if len(cards) > 1 else None
     held = {}
@@ -131,7 +156,7 @@ def run_street_cards(job: StreetCardsJob) -> dict:
         from hunl.distill.experiment import libratus_scores
 
         result["libratus"] = libratus_scores(None, {k: c for k, c in choosers.items()
-                                                    if not isinstance(c, OnStreets)})
+                                                    if not isinstance(c, (OnStreets, MinimumDefence))})
     result["seconds"] = time.perf_counter() - t0
     if job.doc:
         write_street_docs(job, result)
@@ -147,6 +172,8 @@ def write_street_docs(job: StreetCardsJob, result: dict) -> None:
             for n, v in result["held_out"].items()]
     header = ["policy", "held-out exploitability, % pot (mean ± sd)", "mbb/g",
               "endgames where the cards together are less exploitable"]
+    if all(np.isnan(v["better_share"]) for v in result["held_out"].values()):   # one card: nothing to compare
+        header, rows = header[:3], [r[:3] for r in rows]
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). {result['n_test']} held-out "
             f"endgames of {result['db']} (the split of the card run: same seed); cards: "
             + ", ".join(f"{s} `{p}`" for s, p in result["cards"]) + ".\n\n"

@@ -302,6 +302,29 @@ def test_run_street_cards_end_to_end(setup, tmp_path):
     got = split["turn card on the turn, DCFR solution elsewhere"]["exploitability_pct_pot"]
     assert got == pytest.approx(want, abs=1e-9) and got < held["river card alone"]["exploitability_pct_pot"]
 
+    # sections: no turn decision in river endgames, so the turn's lines are the DCFR solution alone; the river's
+    # two decision types and the minimum-defence rule are measured beside them
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.defence import minimum_defence
+
+    sec = run_street_cards(replace(job, sections=True, doc=None))["held_out"]
+    for name in ("turn card on the turn facing a bet only, DCFR solution elsewhere",
+                 "turn card on the turn not facing a bet only, DCFR solution elsewhere",
+                 "minimum defence (the range at the decision) facing a bet on the turn, DCFR solution elsewhere",
+                 "minimum defence (the starting range) facing a bet on the turn, DCFR solution elsewhere"):
+        assert sec[name]["exploitability_pct_pot"] == pytest.approx(want, abs=1e-9)
+    assert sec["the cards, with minimum defence (the range at the decision) facing a bet on the turn"][
+        "exploitability_pct_pot"] == pytest.approx(held["river card alone"]["exploitability_pct_pot"], abs=1e-9)
+    river_names = [n for n in sec if "on the river" in n and "only" in n]
+    assert len(river_names) == 2
+    mdf = []
+    for i in test:
+        g = family.game(cols, int(i))
+        played = play(g, StreetCards({4: other, 5: card})).probs
+        mdf.append(evaluate_policy(g, minimum_defence(g, played)).exploitability_pct_pot)
+    got = sec["the cards, with minimum defence (the range at the decision) facing a bet on the river"]
+    assert got["exploitability_pct_pot"] == pytest.approx(np.mean(mdf), abs=1e-9)
+
 
 @pytest.fixture(scope="module")
 def turn_setup(setup):
