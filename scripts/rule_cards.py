@@ -75,6 +75,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
                    help="a card that plays another street while the card's rules are optimised and measured "
                         "(e.g. --streets turn --fixed-card river docs/cards/river.json); repeat per street")
+    h.add_argument("--ranges", choices=("start", "own"), default="start",
+                   help="ranges the card's quantities read: at the start of the street (default), or with 'own' the "
+                        "player's own range at the decision (the opponent's at the start)")
     h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
     h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
                    help="depths of the comparison trees (raw thresholds, optimal leaves)")
@@ -157,7 +160,8 @@ def main(argv=None) -> int:
             regret_from=a.regret_from, regret_endgames=a.regret_endgames, regret_iterations=a.regret_iterations,
             regret_step=a.regret_step,
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
-            fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else ()))
+            fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else (),
+            ranges=a.ranges))
     if a.game == "floor":
         from hunl.distill.card_floor import FloorJob, run_card_floor
 

@@ -74,6 +74,7 @@ class CardJob:
     regret_step: int = 1
     streets: tuple[int, ...] | None = None
     fixed_cards: tuple[tuple[int, str], ...] = ()
+    ranges: str = "start"
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
@@ -147,6 +148,7 @@ class _Data:
             train, test = take(cols, train_ids), take(cols, test_ids)
             thin = "" if job.max_rows is None else f"_thin{job.max_rows}"
             thin += "" if job.streets is None else "_streets" + "".join(str(s) for s in sorted(job.streets))
+            thin += "" if job.ranges == "start" else f"_{job.ranges}"
             cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}{thin}.npz"
             if cache.exists():
                 with np.load(cache) as z:
@@ -156,7 +158,7 @@ class _Data:
 
                 with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:
                     r = concat_rows(collect_rows(family, chunk, executor, progress=bar, max_rows=job.max_rows,
-                                                 streets=job.streets)
+                                                 streets=job.streets, ranges=job.ranges)
                                     for chunk in _chunks(db, train["game_id"]))
                 np.savez(cache, **{f: getattr(r, f) for f in DecisionRows.__dataclass_fields__})
             rows.append(r)
@@ -235,7 +237,8 @@ def run_cards(job: CardJob) -> int:
                       if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
                       and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
                       and not (k.startswith("regret_") and job.regret_from is None)
-                      and not (k in ("streets", "fixed_cards") and not v)},
+                      and not (k in ("streets", "fixed_cards") and not v)
+                      and not (k == "ranges" and v == "start")},
                      sort_keys=True)
     if (out / "key.json").exists():
         old_key = (out / "key.json").read_text()
@@ -271,11 +274,13 @@ def run_cards(job: CardJob) -> int:
                 cached += 1
             else:
                 card, policy, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations,
-                                             workers=workers, title=job.title, fixed=fixed, progress=True)
+                                             workers=workers, title=job.title, fixed=fixed, progress=True,
+                                             ranges=job.ranges)
                 scores, _ = data.score({"card": _played(card, policy, fixed)}, ex)
                 by_db = _by_db(scores, "card", job.dbs)
                 card = RuleCard(card.title, card.sections, card.quantities,
-                                card_cost(scores, "card", _by_db_measure(measure, by_db)), _notes(), card.meta)
+                                card_cost(scores, "card", _by_db_measure(measure, by_db)), _notes(job.ranges),
+                                card.meta)
                 rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
                        "by_db": by_db,
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
@@ -418,8 +423,11 @@ def _example(card: RuleCard):
     return example_game()
 
 
-def _notes() -> tuple[str, ...]:
-    return ("Ranges are the players' ranges at the start of the street; a strong hand beats 80% of all hands; b is "
+def _notes(ranges: str = "start") -> tuple[str, ...]:
+    which = ("Ranges are the players' ranges at the start of the street" if ranges == "start" else
+             "Your range is the hands you would have played as you did on this street (after a check, the hands "
+             "you check); the opponent's range is the one at the start of the street")
+    return (f"{which}; a strong hand beats 80% of all hands; b is "
             "the bet faced in pots (the pot before it): b/(1+2b) is the pot odds, b/(1+b) the minimum-defence line.",
             "Bet small: at most 3/4 pot; bet big: more, short of all-in; raise: any raise short of all-in. "
             "k in d: play it k times out of d.")
@@ -438,7 +446,7 @@ def _others(job: CardJob, data: _Data, ex, games, workers: int, out: Path) -> di
         old.update(baselines={n: _summary(scores, n) for n in BASELINES}, baselines_version=BASELINES_VERSION)
         cache.write_text(json.dumps(old))
         return old
-    for d in job.depths:
+    for d in job.depths if job.ranges == "start" else ():   # the comparison trees read the starting ranges
         m = DistilledPolicy(max_depth=d, n_samples=job.samples, random_state=job.seed).fit(data.rows)
         res = optimise_leaves(m, games, iterations=job.leaf_iterations, workers=workers, progress=True)
         choosers[f"depth {d}, optimal leaves"] = m.with_leaf_tables(res.tables)
@@ -446,7 +454,7 @@ def _others(job: CardJob, data: _Data, ex, games, workers: int, out: Path) -> di
     scores, _ = data.score(choosers, ex)
     res = {"baselines": {n: _summary(scores, n) for n in BASELINES},
            "trees": [{"depth": d, "n_rules": depth[d][0], "n_conditions": depth[d][1],
-                      **_summary(scores, f"depth {d}, optimal leaves")} for d in job.depths],
+                      **_summary(scores, f"depth {d}, optimal leaves")} for d in depth],
            "dcfr_pct_pot": float(scores.reference_pct_pot.mean()), "baselines_version": BASELINES_VERSION}
     cache.write_text(json.dumps(res))
     return res

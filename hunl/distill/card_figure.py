@@ -15,7 +15,8 @@ import textwrap
 import numpy as np
 
 from hunl.distill.cards import CardPolicy
-from hunl.distill.decisions import DecisionContext, node_features
+from hunl.distill.decisions import DecisionContext, features_in, reach_probabilities
+from hunl.distill.policy import play
 from hunl.poker.cards import HAND_CLASS_LABELS, RANKS, format_cards, grid_average
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
@@ -77,8 +78,10 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
     policy = CardPolicy(card)
     ctx = DecisionContext(game)
     nodes = _section_nodes(card, ctx)
-    feats = node_features(game, ctx, np.array([k for k in nodes if k >= 0], dtype=np.int64),
-                          np.ones((2, game.tree.n_nodes, game.max_hands)))
+    reach = np.ones((2, game.tree.n_nodes, game.max_hands))
+    if policy.ranges == "own":    # the card's quantities read the player's own range under the card's own play
+        reach = reach_probabilities(game, play(game, policy).probs)
+    feats = features_in(game, ctx, np.array([k for k in nodes if k >= 0], dtype=np.int64), reach, policy.ranges)
     feat_of = dict(zip([k for k in nodes if k >= 0], feats))
     width, head_h, grid_h = 11.5, 0.8, 2.7
     line_h, gap_h, title_h = 0.115, 0.075, 0.3  # inches: a line of rule text, between rules, the section title

@@ -41,9 +41,9 @@ from rulelearn.rules.growth import GrownTree
 from rulelearn.rules.plain import describe_plain_mix, plain_fractions
 from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
-__all__ = ["CARD_KEY", "DEFAULT_CARD_FEATURES", "FIXED_KEY", "STREET_NAMES", "CardConfig", "CardPolicy",
-           "CompositeCard", "StreetCards",
-           "card_from_tree", "fit_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
+__all__ = ["CARD_KEY", "CARD_RANGES", "DEFAULT_CARD_FEATURES", "FIXED_KEY", "STREET_NAMES", "CardConfig",
+           "CardPolicy", "CompositeCard", "StreetCards",
+           "card_from_tree", "card_ranges", "fit_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
 
 #: Street numbers (cards on the board) and their names.
 STREET_NAMES = {3: "flop", 4: "turn", 5: "river"}
@@ -179,14 +179,14 @@ def _section_of(conds) -> tuple:
 
 
 def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, cost: CardCost | None = None,
-                   notes=(), meta=None, streets=None) -> RuleCard:
+                   notes=(), meta=None, streets=None, ranges: str = "start") -> RuleCard:
     """The card of the tree with ``n_rules`` leaves playing ``table`` (``(n_rules, 4)``, in the order of
     ``tree.leaves(n_rules)``); ``coverage`` gives each leaf's share of its section's decisions.
 
     Rules are grouped into sections by their conditions on the section features, most covered first; the card's
     ``meta`` records ``leaf_order`` (the leaf position of each rule, in card order), ``leaf_nodes`` (their tree
     node ids) and ``streets`` (those of the training decisions, ``streets``, when given: a river-only card's
-    sections are titled "River").
+    sections are titled "River"), and ``ranges`` when it is not ``"start"`` (:func:`card_ranges`).
     """
     table = np.asarray(table, dtype=np.float64)
     leaves = tree.leaves(n_rules)
@@ -230,8 +230,32 @@ def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, c
         sorted({s[0] for s in sections if s[0] is not None})
     meta = dict(meta or {}, streets=streets or [4, 5], leaf_order=leaf_order,
                 leaf_nodes=[int(leaves[k]) for k in leaf_order])
+    if _check_ranges(ranges) != "start":   # absent for the starting ranges: earlier cards read the same
+        meta["ranges"] = ranges
     return RuleCard(title, tuple(out), FLOP_QUANTITIES if meta["streets"] == [3] else QUANTITIES, cost,
                     tuple(notes), meta)
+
+
+#: The range modes a rule card may read (:mod:`hunl.distill.decisions`): ``"node"`` is left out, because a card
+#: whose quantities read the opponent's range at the decision compounds both players' mistakes.
+CARD_RANGES = ("start", "own")
+
+
+def _check_ranges(ranges: str) -> str:
+    if ranges not in CARD_RANGES:
+        raise ValueError(f"ranges must be one of {CARD_RANGES}, got {ranges!r}")
+    return ranges
+
+
+def card_ranges(card: RuleCard) -> str:
+    """The ranges a card's quantities read: ``card.meta["ranges"]``, ``"start"`` when absent.
+
+    Raises
+    ------
+    ValueError
+        If the card names a mode other than :data:`CARD_RANGES`.
+    """
+    return _check_ranges(str(card.meta.get("ranges", "start")))
 
 
 class CardPolicy:
@@ -248,14 +272,16 @@ class CardPolicy:
     Notes
     -----
     A decision on a street the card has no section for reads the rules of the nearest street it has (a river card
-    plays the turn of a turn endgame with its river rules, on the features both streets share).
+    plays the turn of a turn endgame with its river rules, on the features both streets share). The card's
+    quantities read the ranges of its ``meta["ranges"]`` (:func:`card_ranges`): the starting ranges, or with
+    ``"own"`` the player's own range at the decision (:mod:`hunl.distill.decisions`).
     """
 
-    ranges = "start"
     name = "rule card"
 
     def __init__(self, card: RuleCard, table=None):
         self.card = card
+        self.ranges = card_ranges(card)
         self.table = np.asarray([r.strategy for r in card.rules()] if table is None else table, dtype=np.float64)
         if self.table.shape != (card.n_rules, N_CLASSES):
             raise ValueError(f"table must have shape ({card.n_rules}, {N_CLASSES}), got {self.table.shape}")
@@ -323,8 +349,6 @@ class StreetCards:
     'turn card on the turn, river card on the river'
     """
 
-    ranges = "start"
-
     def __init__(self, cards):
         cards = dict(cards)
         if not cards:
@@ -336,6 +360,13 @@ class StreetCards:
                 raise ValueError(f"cards[{street}] must be a RuleCard, got {type(card).__name__}")
         self.cards = {int(k): cards[k] for k in sorted(cards)}
         self.policies = {k: CardPolicy(c) for k, c in self.cards.items()}
+        # "own" when any card reads the player's own range at the decision: played depth by depth, each street
+        # in its card's mode (ranges_of)
+        self.ranges = "own" if any(p.ranges == "own" for p in self.policies.values()) else "start"
+
+    def ranges_of(self, street: int) -> str:
+        """The ranges the card playing ``street`` reads (:func:`card_ranges`)."""
+        return self.policy_for(street).ranges
         self.name = ", ".join(f"{STREET_NAMES[k]} card on the {STREET_NAMES[k]}" for k in self.cards)
 
     def policy_for(self, street: int) -> CardPolicy:
@@ -370,8 +401,6 @@ class CompositeCard:
         If ``fixed`` is empty or gives a card for a street the learned card plays.
     """
 
-    ranges = "start"
-
     def __init__(self, learn: CardPolicy, fixed):
         fixed = dict(fixed)
         if not fixed:
@@ -381,12 +410,17 @@ class CompositeCard:
             raise ValueError(f"fixed gives cards for streets {clash} that the learned card plays")
         self.learn = learn
         self.fixed = StreetCards(fixed)
+        self.ranges = "own" if "own" in (learn.ranges, self.fixed.ranges) else "start"
         self._offsets = {}
         a = 0
         for k, pol in self.fixed.policies.items():
             self._offsets[k] = a
             a += pol.table.shape[0]
         self._fixed_table = np.concatenate([pol.table for pol in self.fixed.policies.values()])
+
+    def ranges_of(self, street: int) -> str:
+        """The ranges the card playing ``street`` reads: the learned card's on its streets, else the fixed card's."""
+        return self.learn.ranges if int(street) in self.learn.streets else self.fixed.ranges_of(street)
 
     def leaf_keys(self) -> tuple:
         return (CARD_KEY, FIXED_KEY)
@@ -415,7 +449,7 @@ class CompositeCard:
 
 def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games, config: CardConfig = CardConfig(),
              iterations: int = 200, workers: int = 1, title: str = "HUNL rule card",
-             progress: bool = False, fixed=None) -> tuple[RuleCard, CardPolicy, dict]:
+             progress: bool = False, fixed=None, ranges: str = "start") -> tuple[RuleCard, CardPolicy, dict]:
     """The card of the tree with ``n_rules`` leaves, its leaves optimised for exploitability and rounded.
 
     Parameters
@@ -435,6 +469,10 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     fixed : mapping of int to RuleCard, optional
         Cards that play the other streets of ``games`` while the rules are optimised (:class:`CompositeCard`);
         by default the card plays every street (a street without rules by the nearest street's rules).
+    ranges : {"start", "own"}, default "start"
+        The ranges the card's quantities read (the rows ``Z`` must have been computed the same way); with
+        ``"own"`` the rule each information set of a training endgame reads is fixed during the optimisation
+        at the one of the card with the equilibrium's mean strategies (:func:`optimise_leaves`).
 
     Returns
     -------
@@ -454,7 +492,7 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
         sec_w[s] = sec_w.get(s, 0) + masks[k].sum()
     coverage = np.array([masks[k].sum() / max(sec_w[secs[k]], 1) for k in range(len(leaves))])
     streets = sorted({int(v) for v in np.unique(Z[:, -1])})
-    provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets)
+    provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets, ranges=ranges)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
     if iterations > 0:
         model = CardPolicy(provisional) if not fixed else CompositeCard(CardPolicy(provisional), fixed)
@@ -469,7 +507,7 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
         log = {"iterations": [], "exact_train_pct_pot": []}
     used = (masks.astype(np.float64) @ Y) > 1e-4 * masks.sum(axis=1, keepdims=True)
     plain = plain_table(_fold_unused(tuned, used), config.plain_tolerance)
-    card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets)
+    card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets, ranges=ranges)
     return card, CardPolicy(card), log
 
 

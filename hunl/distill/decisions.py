@@ -36,11 +36,15 @@ features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf 
     Deciles of ``h``'s equity histogram over the next card (the river on the turn, the turn on the flop) against
     the opponent's range (Bertsimas & Paskov 2022, Section 2.2).
 
-The range features are computed against one of two pairs of ranges (``ranges=``): the ranges at ``n``
+The range features are computed against one of three pairs of ranges (``ranges=``): the ranges at ``n``
 (``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled policy
-itself when it plays) or the endgame's starting ranges (``"start"``, the default). A human can track either; for
-a distilled policy ``"start"`` is much less exploitable, because with ``"node"`` its features depend on its own
-earlier mistakes, which compounds them (docs/HUNL.md has the numbers).
+itself when it plays), the endgame's starting ranges (``"start"``, the default), or the acting player's *own*
+range at ``n`` with the opponent's starting range (``"own"``: ``percentile``, ``defend_margin``, ``own_strong``
+and ``range_equity`` read the hands the player still holds after its own actions, e.g. its checking range when it
+faces a bet after a check). A human can track each; for a distilled policy ``"start"`` is much less exploitable
+than ``"node"``, because with ``"node"`` its features depend on its own and its opponent's earlier mistakes,
+which compounds them (docs/HUNL.md has the numbers). ``"own"`` reads only the player's own actions, the way the
+minimum-defence rule does (:mod:`hunl.distill.defence`).
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from hunl.distill.actions import N_CLASSES, edge_classes
 from hunl.poker.cards import COMBO_CARDS
 
 __all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
-           "node_features", "decision_rows", "DecisionRows"]
+           "node_features", "features_in", "decision_rows", "DecisionRows"]
 
 RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev",
                   "in_position", "opp_strong", "equity_margin", "defend_margin", "own_strong", "range_equity")
@@ -178,7 +182,8 @@ def _scatter(game, p: int, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray) -> list[np.ndarray]:
+def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray,
+                  opponent_start: bool = False) -> list[np.ndarray]:
     """Feature matrices of the hands of the decision nodes ``ctx.nodes[which]``.
 
     Parameters
@@ -189,6 +194,9 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         Positions into ``ctx.nodes``.
     reach : numpy.ndarray of float64, shape ``(2, N, Hm)``
         Own reach probabilities (:func:`reach_probabilities`).
+    opponent_start : bool, default False
+        Read the opponent's range at the start of the endgame (its reach taken as 1), the acting player's own
+        range from ``reach`` (the ``"own"`` range mode).
 
     Returns
     -------
@@ -207,7 +215,8 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         ks = which[members]
         nodes = ctx.nodes[ks]
         o = 1 - p
-        opp_w = _scatter(game, o, prior[o] * reach[o, nodes])
+        opp_reach = np.ones((nodes.size, game.max_hands)) if opponent_start else reach[o, nodes]
+        opp_w = _scatter(game, o, prior[o] * opp_reach)
         own_w = _scatter(game, p, prior[p] * reach[p, nodes])
         conflict = np.zeros(1326, dtype=bool)
         for c in board:
@@ -277,16 +286,42 @@ def _distinct_rows(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w[first], inv
 
 
-RANGE_MODES = ("node", "start")
+RANGE_MODES = ("node", "start", "own")
 
 
 def _feature_reach(reach: np.ndarray, ranges: str) -> np.ndarray:
-    """The reach the range features use: the node's (``"node"``) or none (``"start"``: the endgame's ranges)."""
-    if ranges == "node":
+    """The reach the range features use: the node's (``"node"``, ``"own"``) or none (``"start"``: the endgame's
+    ranges)."""
+    if ranges in ("node", "own"):
         return reach
     if ranges == "start":
         return np.ones_like(reach)
     raise ValueError(f"ranges must be one of {RANGE_MODES}, got {ranges!r}")
+
+
+def features_in(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray, ranges) -> list[np.ndarray]:
+    """:func:`node_features` of the range mode ``ranges`` (see the module docstring): ``reach`` is the policy's own
+    reach (:func:`reach_probabilities`); ``"start"`` ignores it, ``"node"`` reads both players' reach and ``"own"``
+    only the acting player's.
+
+    ``ranges`` may also be a callable ``street -> mode`` (cards of different modes on different streets,
+    :meth:`hunl.distill.cards.StreetCards.ranges_of`): each node's features are those of its street's mode.
+
+    Raises
+    ------
+    ValueError
+        If a mode is not one of :data:`RANGE_MODES`.
+    """
+    which = np.asarray(which, dtype=np.int64)
+    if isinstance(ranges, str):
+        return node_features(game, ctx, which, _feature_reach(reach, ranges), opponent_start=ranges == "own")
+    modes = [ranges(int(ctx.street[k])) for k in which]
+    out: list = [None] * which.size
+    for mode in dict.fromkeys(modes):
+        pos = [i for i, m in enumerate(modes) if m == mode]
+        for i, x in zip(pos, features_in(game, ctx, which[pos], reach, mode)):
+            out[i] = x
+    return out
 
 
 @dataclass(frozen=True)
@@ -352,7 +387,7 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str 
     ctx = DecisionContext(game)
     reach = reach_probabilities(game, probs)
     sel = np.arange(ctx.nodes.size) if streets is None else np.flatnonzero(np.isin(ctx.street, list(streets)))
-    feats = node_features(game, ctx, sel, _feature_reach(reach, ranges))
+    feats = features_in(game, ctx, sel, reach, ranges)
     t = game.tree
     prior = game.prior
     stake = (game.betting.pot[ctx.nodes] + game.betting.to_call[ctx.nodes]) / game.pot

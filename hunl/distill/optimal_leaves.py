@@ -26,7 +26,7 @@ from numba import njit
 
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
-from hunl.distill.decisions import DecisionContext, node_features
+from hunl.distill.decisions import DecisionContext, features_in, node_features
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.validation import check_int
 
@@ -45,22 +45,34 @@ class _NodeLeaves:
 
 def endgame_leaves(model, game) -> list[_NodeLeaves]:
     """The leaf of every (decision node, hand) of ``game`` under ``model`` (range features against the starting
-    ranges; ``model.ranges`` must be ``"start"``).
+    ranges; ``model.ranges`` must be ``"start"`` or ``"own"``).
 
     ``model`` is a :class:`hunl.distill.policy.DistilledPolicy` or any policy over leaves with ``ranges``,
     ``leaf_keys()``, ``leaf_table(key)`` (``(n_leaves, 4)``) and ``leaf_ids(street, facing, player, X) -> (key,
     leaf of each row)`` (a rule card, :class:`hunl.distill.cards.CardPolicy`).
 
+    With ``model.ranges == "own"`` (a card reading the player's own range at the decision) the features read the
+    model's own ranges when it plays its current leaf strategies: the leaves of the information sets are those
+    of that policy, and stay fixed while :func:`optimise_leaves` changes the strategies.
+
     Raises
     ------
     ValueError
-        If ``model.ranges`` is not ``"start"`` (node-range features change with the leaf strategies).
+        If ``model.ranges`` is ``"node"`` (the leaves would change with both players' leaf strategies).
     """
-    if getattr(model, "ranges", "start") != "start":
-        raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
+    mode = getattr(model, "ranges", "start")
+    if mode not in ("start", "own"):
+        raise ValueError("optimal leaves need a policy with ranges 'start' or 'own' (its leaves must not depend "
+                         f"on the opponent's strategy), got {mode!r}")
     ctx = DecisionContext(game)
     reach = np.ones((2, game.tree.n_nodes, game.max_hands))
-    feats = node_features(game, ctx, np.arange(ctx.nodes.size), reach)
+    if mode == "own":             # own ranges on some street (ranges_of: which)
+        mode = getattr(model, "ranges_of", None) or mode
+        from hunl.distill.decisions import reach_probabilities
+        from hunl.distill.policy import play
+
+        reach = reach_probabilities(game, play(game, model).probs)
+    feats = features_in(game, ctx, np.arange(ctx.nodes.size), reach, mode)
     out = []
     for k, n in enumerate(ctx.nodes):
         p = int(ctx.player[k])
@@ -346,7 +358,8 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     Parameters
     ----------
     model : DistilledPolicy
-        Fitted, ``ranges="start"``.
+        Fitted, ``ranges="start"`` (or a card of ``"own"`` ranges: the leaf of each information set is then fixed
+        at the one of the model's starting strategies, :func:`endgame_leaves`).
     games : sequence of HoldemEndgame
         The training endgames.
     iterations : int, default 100
@@ -375,7 +388,7 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     ------
     ValueError
         If ``iterations < 1``, ``delay`` is outside ``[0, iterations)``, ``workers < 1`` or the model's ranges
-        are not ``"start"``.
+        are ``"node"``.
     """
     from tqdm.auto import tqdm
 
@@ -387,8 +400,9 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     delay = int(iterations) // 5 if delay is None else int(delay)
     if not 0 <= delay < iterations:
         raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
-    if getattr(model, "ranges", "start") != "start":
-        raise ValueError("optimal leaves need a policy with ranges='start' (its leaves must not depend on it)")
+    if getattr(model, "ranges", "start") not in ("start", "own"):
+        raise ValueError("optimal leaves need a policy with ranges 'start' or 'own' (its leaves must not depend "
+                         f"on the opponent's strategy), got {getattr(model, 'ranges', None)!r}")
     frozen = set(frozen)
     unknown = frozen - set(model.leaf_keys())
     if unknown:

@@ -29,8 +29,8 @@ from hunl.distill.decisions import (
     TURN_FEATURES,
     DecisionContext,
     DecisionRows,
-    _feature_reach,
     feature_names,
+    features_in,
     node_features,
     reach_probabilities,
 )
@@ -630,14 +630,15 @@ def _play_start(game, choosers: dict, chunk: int):
 
 
 def _play_node(game, chooser) -> Policy:
-    """One chooser of ``"node"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions above)."""
+    """One chooser of ``"node"`` or ``"own"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions
+    above); a chooser with ``ranges_of(street)`` reads each street's features in that street's mode."""
     t = game.tree
     ctx = DecisionContext(game)
     probs = _base_probs(game)
     reach = np.ones((2, t.n_nodes, game.max_hands))
     depth = t.depth
     dec_depth = depth[ctx.nodes]
-    mode = getattr(chooser, "ranges", "node")
+    mode = getattr(chooser, "ranges_of", None) or getattr(chooser, "ranges", "node")
     for d in range(int(depth.max()) + 1):
         if d > 0:
             level = np.flatnonzero(depth == d)
@@ -645,7 +646,7 @@ def _play_node(game, chooser) -> Policy:
         which = np.flatnonzero(dec_depth == d)
         if which.size == 0:
             continue
-        feats = node_features(game, ctx, which, _feature_reach(reach, mode))
+        feats = features_in(game, ctx, which, reach, mode)
         for i, k in enumerate(which):
             n = int(ctx.nodes[k])
             p = int(ctx.player[k])

@@ -1,0 +1,189 @@
+"""Rule cards whose quantities read the player's own range at the decision (``ranges="own"``): the features, the
+play, the CFR-BR leaves and the card's JSON, checked against brute force and against the starting-range mode."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from games.core.tree import DECISION
+from hunl.distill.cards import CardConfig, CardPolicy, StreetCards, card_ranges, fit_card, grow_card_tree
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.decisions import (
+    RIVER_FEATURES,
+    DecisionContext,
+    decision_rows,
+    features_in,
+    reach_probabilities,
+)
+from hunl.distill.optimal_leaves import endgame_leaves
+from hunl.distill.policy import concat_rows, play
+from hunl.poker.cards import COMBO_CARDS
+from hunl.poker.evaluator import combo_strengths
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.cards import RuleCard
+
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+OWN = ("percentile", "defend_margin", "own_strong")     # read the player's own range only
+OPP = ("equity", "equity_uniform", "opp_strong", "equity_margin")       # read the opponent's range
+
+
+@pytest.fixture(scope="module")
+def games():
+    specs = (("Ks7d2c9hTs", "TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+", 800, 2400),
+             ("2h5d8cJsQh", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 3000))
+    out = []
+    for board, r1, r2, pot, stack in specs:
+        g = HoldemEndgame(board, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
+        out.append((g, solve_endgame(g, "dcfr", iterations=150).result.policy.probs))
+    return out
+
+
+def test_own_features_read_the_own_range_at_the_node_and_the_opponents_at_the_start(games):
+    g, sol = games[0]
+    ctx = DecisionContext(g)
+    reach = reach_probabilities(g, sol)
+    which = np.arange(ctx.nodes.size)
+    own = features_in(g, ctx, which, reach, "own")
+    node = features_in(g, ctx, which, reach, "node")
+    start = features_in(g, ctx, which, reach, "start")
+    col = {f: RIVER_FEATURES.index(f) for f in OWN + OPP}
+    differs = 0
+    for k in range(which.size):
+        for f in OWN:
+            np.testing.assert_array_equal(own[k][:, col[f]], node[k][:, col[f]])
+        for f in OPP:
+            np.testing.assert_array_equal(own[k][:, col[f]], start[k][:, col[f]])
+        differs += not np.array_equal(own[k][:, col["percentile"]], start[k][:, col["percentile"]], equal_nan=True)
+        # the range advantage: the own range at the node against the opponent's starting range
+        p, n = int(ctx.player[k]), int(ctx.nodes[k])
+        hp = g.num_hands[p]
+        w = g.prior[p][:hp] * reach[p, n, :hp]
+        eq = start[k][:, col["equity"]]
+        ok = ~np.isnan(eq)
+        if w[ok].sum() > 0:
+            want = (eq[ok] * w[ok]).sum() / w[ok].sum()
+            np.testing.assert_allclose(own[k][ok, RIVER_FEATURES.index("range_equity")], want, atol=1e-12)
+    assert differs > 0
+    # a street -> mode callable gives each node its street's mode
+    mixed = features_in(g, ctx, which, reach, lambda street: "own")
+    for a, b in zip(mixed, own):
+        np.testing.assert_array_equal(a, b)
+
+
+def _percentile_brute_force(g, p, weights):
+    """Share of ``weights`` (player ``p``'s range) each hand beats, pair by pair, ties half, card removal."""
+    strength = combo_strengths(g.boards[0]).astype(np.int64)
+    combos = g.combos[p]
+    hp = g.num_hands[p]
+    out = np.full(hp, np.nan)
+    for i in range(hp):
+        ci = set(COMBO_CARDS[combos[i]].tolist())
+        num = den = 0.0
+        for j in range(hp):
+            if ci & set(COMBO_CARDS[combos[j]].tolist()):
+                continue
+            si, sj = strength[combos[i]], strength[combos[j]]
+            num += weights[j] * ((si > sj) + 0.5 * (si == sj))
+            den += weights[j]
+        if den > 0:
+            out[i] = num / den
+    return out
+
+
+@pytest.fixture(scope="module")
+def own_card(games):
+    rows = concat_rows(decision_rows(g, p, ranges="own") for g, p in games)
+    config = CardConfig(max_leaves=10, n_samples=20_000, min_leaf_share=0.01)
+    tree, Z, Y = grow_card_tree(rows, config)
+    card, policy, log = fit_card(tree, 8, Z, Y, [g for g, _ in games], config, iterations=20, ranges="own")
+    return card, policy, log
+
+
+def test_an_own_range_card_plays_on_its_own_range(games, own_card):
+    """At a decision facing a bet after the player's own check, the card reads the hand's share of the hands the
+    card itself checks (a brute-force walk of the path and pairwise showdowns), and plays the rule of it."""
+    card, policy, _ = own_card
+    assert card.meta["ranges"] == "own" and card_ranges(card) == "own" and policy.ranges == "own"
+    g, _ = games[0]
+    probs = play(g, policy).probs
+    t = g.tree
+    ctx = DecisionContext(g)
+    checked = 0
+    for k, n in enumerate(ctx.nodes):
+        p = int(ctx.player[k])
+        path, m = [], int(n)
+        while m != 0:
+            path.append(m)
+            m = int(t.parent[m])
+        own_moves = [m for m in path if t.kind[t.parent[m]] == DECISION and t.player[t.parent[m]] == p]
+        if not ctx.facing[k] or not own_moves:
+            continue
+        hp = g.num_hands[p]
+        w = np.array(g.prior[p][:hp], dtype=np.float64)
+        for m in own_moves:
+            w *= probs[m, :hp]
+        want = _percentile_brute_force(g, p, w)
+        X = features_in(g, ctx, np.array([k]), reach_probabilities(g, probs), "own")[0]
+        ok = ~np.isnan(X[:, 0])
+        np.testing.assert_allclose(X[ok, RIVER_FEATURES.index("percentile")], want[ok], atol=1e-12)
+        # and the card plays the rules of those features
+        kids = t.children(int(n))
+        from hunl.distill.actions import classes_to_actions
+
+        cp = policy.class_probs(5, True, X[ok])
+        np.testing.assert_allclose(probs[kids.start:kids.stop, :hp][:, ok],
+                                   classes_to_actions(cp, ctx.edge_class[kids.start:kids.stop].astype(np.int64)).T,
+                                   atol=1e-12)
+        checked += 1
+    assert checked >= 2
+
+
+def test_own_range_card_round_trips_and_its_leaves_match_its_play(games, own_card):
+    card, policy, log = own_card
+    again = RuleCard.from_dict(json.loads(json.dumps(card.to_dict())))
+    assert card_ranges(again) == "own"
+    g, sol = games[1]
+    a, b = play(g, policy), play(g, CardPolicy(again))
+    np.testing.assert_array_equal(a.probs, b.probs)
+    # the leaves CFR-BR optimises are those the card plays (its own ranges under its own strategies)
+    for nl in endgame_leaves(policy, g):
+        s = policy.table[nl.leaves] @ nl.route
+        np.testing.assert_allclose(a.probs[nl.kids.start:nl.kids.stop, :nl.leaves.size], s.T, atol=1e-12)
+    # the same rules read against the starting ranges are another policy
+    meta = {k: v for k, v in card.meta.items() if k != "ranges"}
+    start = RuleCard(card.title, card.sections, card.quantities, card.cost, card.notes, meta)
+    assert CardPolicy(start).ranges == "start"
+    assert not np.array_equal(play(g, CardPolicy(start)).probs, a.probs)
+    assert np.isfinite(evaluate_policy(g, a).exploitability_pct_pot)
+    assert log["exact_train_pct_pot"][-1] < log["exact_train_pct_pot"][0]
+
+
+def test_cards_of_both_modes_play_together(games, own_card):
+    """A starting-range card on the turn and an own-range card on the river: each street reads its card's ranges."""
+    card, policy, _ = own_card
+    g, _ = games[0]
+    both = StreetCards({4: card, 5: card})
+    assert both.ranges == "own" and both.ranges_of(5) == "own"
+    np.testing.assert_array_equal(play(g, both).probs, play(g, policy).probs)
+    meta = {k: v for k, v in card.meta.items() if k != "ranges"}
+    start = RuleCard(card.title, card.sections, card.quantities, card.cost, card.notes, meta)
+    mixed = StreetCards({4: start, 5: card})
+    assert mixed.ranges == "own" and mixed.ranges_of(4) == "start" and mixed.ranges_of(5) == "own"
+    # river endgame: every decision is the river card's
+    np.testing.assert_array_equal(play(g, mixed).probs, play(g, policy).probs)
+    assert StreetCards({4: card, 5: start}).ranges_of(5) == "start"
+
+
+def test_bad_range_modes_are_refused(own_card, games):
+    card, *_ = own_card
+    bad = RuleCard(card.title, card.sections, card.quantities, card.cost, card.notes, {**card.meta, "ranges": "node"})
+    with pytest.raises(ValueError, match="ranges"):
+        CardPolicy(bad)
+    g, sol = games[0]
+    with pytest.raises(ValueError, match="ranges"):
+        decision_rows(g, sol, ranges="mine")
