@@ -363,11 +363,11 @@ class StreetCards:
         # "own" when any card reads the player's own range at the decision: played depth by depth, each street
         # in its card's mode (ranges_of)
         self.ranges = "own" if any(p.ranges == "own" for p in self.policies.values()) else "start"
+        self.name = ", ".join(f"{STREET_NAMES[k]} card on the {STREET_NAMES[k]}" for k in self.cards)
 
     def ranges_of(self, street: int) -> str:
         """The ranges the card playing ``street`` reads (:func:`card_ranges`)."""
         return self.policy_for(street).ranges
-        self.name = ", ".join(f"{STREET_NAMES[k]} card on the {STREET_NAMES[k]}" for k in self.cards)
 
     def policy_for(self, street: int) -> CardPolicy:
         """The :class:`CardPolicy` that plays ``street``."""

@@ -69,7 +69,7 @@ def test_optimise_leaves_errors(setup):
         optimise_leaves(model, games, iterations=0)
     node_model = DistilledPolicy(max_depth=1, ranges="node")
     node_model.trees_, node_model.feature_names_ = model.trees_, model.feature_names_
-    with pytest.raises(ValueError, match="ranges='start'"):
+    with pytest.raises(ValueError, match="ranges 'start' or 'own'"):
         endgame_leaves(node_model, games[0])
 
 
