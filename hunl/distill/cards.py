@@ -1,7 +1,8 @@
 """HUNL rule cards: a few rules per street, position and decision type, learned with exploitability in the loop.
 
 A card (:class:`rulelearn.rules.cards.RuleCard`) is learned from the decisions of solved endgames
-(:func:`hunl.distill.decisions.decision_rows`, starting ranges) in three steps:
+(:func:`hunl.distill.decisions.decision_rows`: starting ranges, or with ``ranges="own"`` the player's own range
+at the decision, :func:`card_ranges`) in three steps:
 
 1. :func:`grow_card_tree`: one best-first tree over all decisions (:func:`rulelearn.rules.round_tree.
    grow_round_tree`) on the cumulative action-class distributions (the Cramér distance, as

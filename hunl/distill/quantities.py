@@ -3,7 +3,9 @@
 Every feature of :mod:`hunl.distill.decisions` a card may test has a :class:`rulelearn.rules.cards.Quantity`:
 its phrase for ``x > t`` and ``x <= t`` and its kind (which fixes its grid of round thresholds,
 :func:`rulelearn.rules.plain.grid_for`). The ranges the features look at are the players' ranges at the start of
-the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`).
+the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`), or for a card of ``ranges="own"`` the
+player's own range at the decision (the hands it would have played the same way on this street) beside the
+opponent's starting range (:func:`hunl.distill.cards.card_ranges`).
 
 The *section* features say which part of the card a decision reads: ``street`` (4 turn, 5 river), ``in_position``
 and ``facing`` (1 when facing a bet). They are not conditions of the rules (:data:`SECTION_FEATURES`).
