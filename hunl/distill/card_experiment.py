@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from hunl.distill.cards import (
+    CARD_RANGES,
     CardConfig,
     CardPolicy,
     StreetCards,
@@ -228,7 +229,15 @@ def _same_settings(old: str, new: str, job: CardJob, free: tuple = ("sizes", "ca
 
 
 def run_cards(job: CardJob) -> int:
-    """Run ``job`` (see the module docstring); returns 0."""
+    """Run ``job`` (see the module docstring); returns 0.
+
+    Raises
+    ------
+    ValueError
+        If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`.
+    """
+    if job.ranges not in CARD_RANGES:
+        raise ValueError(f"ranges must be one of {CARD_RANGES}, got {job.ranges!r}")
     t0 = time.perf_counter()
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -187,3 +187,34 @@ def test_bad_range_modes_are_refused(own_card, games):
     g, sol = games[0]
     with pytest.raises(ValueError, match="ranges"):
         decision_rows(g, sol, ranges="mine")
+
+
+def test_run_cards_learns_and_measures_an_own_range_card(tmp_path):
+    from hunl.distill.card_experiment import CardJob, run_cards, split_endgames
+    from hunl.distill.family import HoldemRiverFamily
+    from rulelearn.data.database import SolutionDatabase
+
+    family = HoldemRiverFamily(max_combos=40, iterations=100, target_pct_pot=1.0)
+    db = SolutionDatabase(tmp_path / "db")
+    db.generate(family, 12, seed=0, workers=1, progress=False, family_params=family.params())
+    doc = tmp_path / "HUNL.md"
+    job = CardJob(dbs=(str(tmp_path / "db"),), max_test=3, sizes=(3,), card_rules=3, leaf_endgames=3,
+                  leaf_iterations=4, samples=5_000, min_leaf_share=0.01, depths=(1,), workers=1, ranges="own",
+                  out=str(tmp_path / "out"), doc=str(doc), figures=str(tmp_path / "fig"),
+                  cards=str(tmp_path / "cards"), name="own")
+    assert run_cards(job) == 0
+    card = RuleCard.from_dict(json.loads((tmp_path / "cards" / "own.json").read_text()))
+    assert card_ranges(card) == "own" and "hands you would have played" in card.notes[0]
+    assert json.loads((tmp_path / "out" / "key.json").read_text())["ranges"] == "own"
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert front["trees"] == []                    # the comparison trees read the starting ranges: left out
+    # the printed cost is the card played with its own ranges in the held-out endgames
+    cols = db.load(None)
+    _, test = split_endgames(len(cols["game_id"]), 0, 0.2, 3)
+    x = []
+    for i in test:
+        g = family.game(cols, int(i))
+        x.append(evaluate_policy(g, play(g, CardPolicy(card))).exploitability_pct_pot)
+    assert card.cost.mean == pytest.approx(np.mean(x), abs=1e-9)
+    with pytest.raises(ValueError, match="ranges"):
+        run_cards(__import__("dataclasses").replace(job, ranges="node", out=str(tmp_path / "out2")))
