@@ -76,7 +76,8 @@ def cmd_rules(args) -> int:
 
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
-CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-deep", "river-all", "turn", "flop")}
+CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-own", "river-deep", "river-all",
+                                                            "river-all-own", "turn", "turn-own", "flop")}
 
 
 def _print_cards(names, markdown: bool) -> int:
@@ -87,6 +88,8 @@ def _print_cards(names, markdown: bool) -> int:
 
     for name in names:
         path = Path(CARD_FILES.get(name, name))
+        if not path.exists() and Path(f"docs/cards/{name}.json").exists():   # any card the script wrote
+            path = Path(f"docs/cards/{name}.json")
         if not path.exists():
             raise FileNotFoundError(f"no rule card {name!r} at {path} (write one with scripts/rule_cards.py)")
         card = RuleCard.from_dict(json.loads(path.read_text()))
@@ -123,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
     rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
-                       help="print rule cards instead: betgame, river, river-deep, river-all, turn, flop "
-                            "(docs/cards/*.json) or a card JSON file")
+                       help="print rule cards instead: betgame, river, river-own, river-deep, river-all, "
+                            "river-all-own, turn, turn-own, flop (any docs/cards/<name>.json) or a card JSON file")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():

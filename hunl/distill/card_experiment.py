@@ -295,6 +295,9 @@ def run_cards(job: CardJob) -> int:
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
+            if cards[n].title != job.title:        # a cache of a run under another title (not in the key)
+                c = cards[n]
+                cards[n] = RuleCard(job.title, c.sections, c.quantities, c.cost, c.notes, c.meta)
             wording = _by_db_measure(measure, rec.get("by_db", ()))
             if cards[n].cost is not None and cards[n].cost.measure != wording:    # a cache of an older wording
                 c = cards[n]

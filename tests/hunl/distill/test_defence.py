@@ -11,11 +11,10 @@ from hunl.distill.cost import evaluate_policy
 from hunl.distill.defence import MinimumDefence, minimum_defence
 from hunl.distill.pipeline import evaluate_task
 from hunl.distill.policy import CheckCall, OnStreets, on_streets, play
-from hunl.poker.cards import COMBO_CARDS
-from hunl.poker.evaluator import combo_strengths
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.solve import solve_endgame
 from hunl.solver.tree import BetSizes
+from tests.hunl.distill.brute_force import range_percentile
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +30,6 @@ def _brute_force(g, probs, ranges):
     """For every decision node facing a bet: which hands the rule continues with, by walking each node's path
     for the player's reach and comparing showdown strengths pair by pair."""
     t = g.tree
-    strength = combo_strengths(g.boards[0]).astype(np.int64)
     want = {}
     for n in np.flatnonzero(t.kind == DECISION):
         to_call = g.betting.to_call[n]
@@ -50,18 +48,8 @@ def _brute_force(g, probs, ranges):
             if w.sum() <= 0:
                 w = np.array(g.prior[p][:hp], dtype=np.float64)
         b = to_call / (g.betting.pot[n] - to_call)
-        combos = g.combos[p]
-        cont = np.zeros(hp, dtype=bool)
-        for i in range(hp):
-            ci = set(COMBO_CARDS[combos[i]].tolist())
-            num = den = 0.0
-            for j in range(hp):
-                if ci & set(COMBO_CARDS[combos[j]].tolist()):
-                    continue
-                si, sj = strength[combos[i]], strength[combos[j]]
-                num += w[j] * ((si > sj) + 0.5 * (si == sj))
-                den += w[j]
-            cont[i] = den > 0 and num / den > b / (1 + b)
+        pct = range_percentile(g, p, w)
+        cont = ~np.isnan(pct) & (np.nan_to_num(pct) > b / (1 + b))
         want[int(n)] = cont
     return want
 

@@ -20,12 +20,11 @@ from hunl.distill.decisions import (
 )
 from hunl.distill.optimal_leaves import endgame_leaves
 from hunl.distill.policy import concat_rows, play
-from hunl.poker.cards import COMBO_CARDS
-from hunl.poker.evaluator import combo_strengths
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.solve import solve_endgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
+from tests.hunl.distill.brute_force import range_percentile
 
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 OWN = ("percentile", "defend_margin", "own_strong")     # read the player's own range only
@@ -75,26 +74,6 @@ def test_own_features_read_the_own_range_at_the_node_and_the_opponents_at_the_st
         np.testing.assert_array_equal(a, b)
 
 
-def _percentile_brute_force(g, p, weights):
-    """Share of ``weights`` (player ``p``'s range) each hand beats, pair by pair, ties half, card removal."""
-    strength = combo_strengths(g.boards[0]).astype(np.int64)
-    combos = g.combos[p]
-    hp = g.num_hands[p]
-    out = np.full(hp, np.nan)
-    for i in range(hp):
-        ci = set(COMBO_CARDS[combos[i]].tolist())
-        num = den = 0.0
-        for j in range(hp):
-            if ci & set(COMBO_CARDS[combos[j]].tolist()):
-                continue
-            si, sj = strength[combos[i]], strength[combos[j]]
-            num += weights[j] * ((si > sj) + 0.5 * (si == sj))
-            den += weights[j]
-        if den > 0:
-            out[i] = num / den
-    return out
-
-
 @pytest.fixture(scope="module")
 def own_card(games):
     rows = concat_rows(decision_rows(g, p, ranges="own") for g, p in games)
@@ -127,7 +106,7 @@ def test_an_own_range_card_plays_on_its_own_range(games, own_card):
         w = np.array(g.prior[p][:hp], dtype=np.float64)
         for m in own_moves:
             w *= probs[m, :hp]
-        want = _percentile_brute_force(g, p, w)
+        want = range_percentile(g, p, w)
         X = features_in(g, ctx, np.array([k]), reach_probabilities(g, probs), "own")[0]
         ok = ~np.isnan(X[:, 0])
         np.testing.assert_allclose(X[ok, RIVER_FEATURES.index("percentile")], want[ok], atol=1e-12)
