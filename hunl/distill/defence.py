@@ -22,6 +22,7 @@ import numpy as np
 
 from hunl.distill import features as F
 from hunl.distill.decisions import DecisionContext, reach_probabilities
+from hunl.distill.policy import check_streets
 from hunl.poker.cards import board_conflicts
 
 __all__ = ["minimum_defence", "MinimumDefence", "DEFENCE_RANGES"]
@@ -29,13 +30,6 @@ __all__ = ["minimum_defence", "MinimumDefence", "DEFENCE_RANGES"]
 #: Which range the rule ranks a hand in: at the decision (Bayes' rule on the policy played above it) or at the
 #: start of the endgame.
 DEFENCE_RANGES = ("node", "start")
-
-
-def _check_streets(streets) -> tuple[int, ...]:
-    out = tuple(sorted({int(s) for s in streets}))
-    if not out or any(s not in (3, 4, 5) for s in out):
-        raise ValueError(f"streets must be a non-empty set of 3 (flop), 4 (turn), 5 (river), got {streets}")
-    return out
 
 
 def _check(ranges: str, margin: float) -> float:
@@ -81,7 +75,7 @@ def minimum_defence(game, probs, streets=(5,), ranges: str = "node", margin: flo
         is not ``"node"`` or ``"start"``, ``margin`` is outside [-1, 1], or a node facing a bet has no fold or no
         call.
     """
-    streets = _check_streets(streets)
+    streets = check_streets(streets)
     margin = _check(ranges, margin)
     t = game.tree
     out = np.array(probs, dtype=np.float64, copy=True)
@@ -162,7 +156,7 @@ class MinimumDefence:
     """
 
     def __init__(self, chooser, name: str, streets=(5,), ranges: str = "node", margin: float = 0.0):
-        self.streets = _check_streets(streets)
+        self.streets = check_streets(streets)
         self.margin = _check(ranges, margin)
         self.chooser = chooser
         self.name = name

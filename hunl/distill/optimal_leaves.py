@@ -43,6 +43,15 @@ class _NodeLeaves:
     leaves: np.ndarray  # (H,) leaf node id of every hand of the acting player
 
 
+def _leaf_ranges(model) -> str:
+    """The range mode of a policy over leaves, which must not let its leaves depend on the opponent's strategy."""
+    mode = getattr(model, "ranges", "start")
+    if mode not in ("start", "own"):
+        raise ValueError("optimal leaves need a policy with ranges 'start' or 'own' (its leaves must not depend "
+                         f"on the opponent's strategy), got {mode!r}")
+    return mode
+
+
 def endgame_leaves(model, game) -> list[_NodeLeaves]:
     """The leaf of every (decision node, hand) of ``game`` under ``model`` (range features against the starting
     ranges; ``model.ranges`` must be ``"start"`` or ``"own"``).
@@ -60,10 +69,7 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
     ValueError
         If ``model.ranges`` is ``"node"`` (the leaves would change with both players' leaf strategies).
     """
-    mode = getattr(model, "ranges", "start")
-    if mode not in ("start", "own"):
-        raise ValueError("optimal leaves need a policy with ranges 'start' or 'own' (its leaves must not depend "
-                         f"on the opponent's strategy), got {mode!r}")
+    mode = _leaf_ranges(model)
     ctx = DecisionContext(game)
     reach = np.ones((2, game.tree.n_nodes, game.max_hands))
     if mode == "own":             # own ranges on some street (ranges_of: which)
@@ -400,9 +406,7 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     delay = int(iterations) // 5 if delay is None else int(delay)
     if not 0 <= delay < iterations:
         raise ValueError(f"delay must be in [0, iterations), got {delay!r}")
-    if getattr(model, "ranges", "start") not in ("start", "own"):
-        raise ValueError("optimal leaves need a policy with ranges 'start' or 'own' (its leaves must not depend "
-                         f"on the opponent's strategy), got {getattr(model, 'ranges', None)!r}")
+    _leaf_ranges(model)
     frozen = set(frozen)
     unknown = frozen - set(model.leaf_keys())
     if unknown:

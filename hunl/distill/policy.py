@@ -36,7 +36,7 @@ from hunl.distill.decisions import (
 )
 
 __all__ = ["DistilledPolicy", "UniformRandom", "CheckCall", "EquityThreshold", "OnStreets", "play", "play_all",
-           "play_beside_solution", "needs_solution", "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
+           "play_beside_solution", "needs_solution", "check_streets", "concat_rows", "on_streets", "TREE_KEYS", "tree_key_name"]
 
 #: The trees of a distilled policy: ``(street, facing a bet, player)`` (player 0 acts first, out of position).
 TREE_KEYS = tuple((s, f, p) for s in (5, 4) for f in (False, True) for p in (0, 1))
@@ -335,6 +335,20 @@ class DistilledPolicy(BaseEstimator):
         return out
 
 
+def check_streets(streets) -> tuple[int, ...]:
+    """``streets`` as a sorted tuple of distinct board sizes.
+
+    Raises
+    ------
+    ValueError
+        If ``streets`` is empty or holds a value other than 3 (flop), 4 (turn) or 5 (river).
+    """
+    out = tuple(sorted({int(s) for s in streets}))
+    if not out or any(s not in (3, 4, 5) for s in out):
+        raise ValueError(f"streets must be a non-empty set of 3 (flop), 4 (turn), 5 (river), got {out}")
+    return out
+
+
 class OnStreets:
     """A chooser played on some streets only, the endgame's stored solution on the others: which street of a
     policy costs what (e.g. a turn card on the turn with the DCFR solution on the river).
@@ -361,9 +375,7 @@ class OnStreets:
     """
 
     def __init__(self, chooser, streets, name: str, facing: bool | None = None):
-        streets = tuple(sorted({int(s) for s in streets}))
-        if not streets or any(s not in (3, 4, 5) for s in streets):
-            raise ValueError(f"streets must be a non-empty set of 3 (flop), 4 (turn), 5 (river), got {streets}")
+        streets = check_streets(streets)
         if facing is not None and not isinstance(facing, (bool, np.bool_)):
             raise ValueError(f"facing must be None, True or False, got {facing!r}")
         self.chooser = chooser
