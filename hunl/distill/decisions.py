@@ -295,7 +295,7 @@ def _feature_reach(reach: np.ndarray, ranges: str) -> np.ndarray:
     if ranges in ("node", "own"):
         return reach
     if ranges == "start":
-        return np.ones_like(reach)
+        return np.broadcast_to(np.ones((reach.shape[0], 1, reach.shape[2])), reach.shape)   # no copy
     raise ValueError(f"ranges must be one of {RANGE_MODES}, got {ranges!r}")
 
 

@@ -589,7 +589,7 @@ def play_all(game, choosers: dict, chunk: int = 4096) -> dict:
               if getattr(c, "uniform_actions", False) or getattr(c, "ranges", "node") == "start"}
     policies = dict(_play_start(game, shared, chunk)) if shared else {}
     for name, c in choosers.items():
-        out[name] = policies[name] if name in shared else _play_node(game, c)
+        out[name] = policies[name] if name in shared else _play_node(game, c, chunk)
     return out
 
 
@@ -617,33 +617,15 @@ def _play_start(game, choosers: dict, chunk: int):
         order = np.argsort(ctx.boards, kind="stable")
         for a in range(0, order.size, chunk):
             which = order[a:a + chunk]
-            feats = node_features(game, ctx, which, ones)
-            ok = [~np.isnan(X[:, 0]) for X in feats]
-            groups: dict[tuple, list[int]] = {}
-            for i, k in enumerate(which):
-                groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k])), []).append(i)
-            for (street, facing), members in groups.items():
-                X = np.concatenate([feats[i][ok[i]] for i in members])
-                sizes = np.cumsum([0] + [int(ok[i].sum()) for i in members])
-                for name, c in readers.items():
-                    cp = c.class_probs(street, facing, X) if X.shape[0] else np.zeros((0, N_CLASSES))
-                    for j, i in enumerate(members):
-                        k = which[i]
-                        n = int(ctx.nodes[k])
-                        hp = game.num_hands[int(ctx.player[k])]
-                        kids = t.children(n)
-                        act = np.full((hp, len(kids)), 1.0 / len(kids))
-                        if sizes[j + 1] > sizes[j]:
-                            member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
-                            act[ok[i]] = classes_to_actions(cp[sizes[j]:sizes[j + 1]], member)
-                        probs[name][kids.start:kids.stop, :hp] = act.T
+            _choose(game, ctx, which, node_features(game, ctx, which, ones), readers, probs)
     for name in choosers:
         yield name, Policy(game, probs.pop(name))
 
 
-def _play_node(game, chooser) -> Policy:
+def _play_node(game, chooser, chunk: int = 4096) -> Policy:
     """One chooser of ``"node"`` or ``"own"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions
-    above); a chooser with ``ranges_of(street)`` reads each street's features in that street's mode."""
+    above); a chooser with ``ranges_of(street)`` reads each street's features in that street's mode. A depth's
+    decision nodes are read ``chunk`` at a time, grouped by board."""
     t = game.tree
     ctx = DecisionContext(game)
     probs = _base_probs(game)
@@ -655,21 +637,35 @@ def _play_node(game, chooser) -> Policy:
         if d > 0:
             level = np.flatnonzero(depth == d)
             reach_probabilities(game, probs, upto=level, reach=reach)
-        which = np.flatnonzero(dec_depth == d)
-        if which.size == 0:
-            continue
-        feats = features_in(game, ctx, which, reach, mode)
-        for i, k in enumerate(which):
-            n = int(ctx.nodes[k])
-            p = int(ctx.player[k])
-            hp = game.num_hands[p]
-            kids = t.children(n)
-            member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
-            act = np.full((hp, len(kids)), 1.0 / len(kids))
-            X = feats[i]
-            ok = ~np.isnan(X[:, 0])
-            if ok.any():
-                cp = chooser.class_probs(int(ctx.street[k]), bool(ctx.facing[k]), X[ok])
-                act[ok] = classes_to_actions(cp, member)
-            probs[kids.start:kids.stop, :hp] = act.T
+        at = np.flatnonzero(dec_depth == d)
+        at = at[np.argsort(ctx.boards[at], kind="stable")]
+        for a in range(0, at.size, chunk):
+            which = at[a:a + chunk]
+            _choose(game, ctx, which, features_in(game, ctx, which, reach, mode), {0: chooser}, {0: probs})
     return Policy(game, probs)
+
+
+def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: dict) -> None:
+    """Write each chooser's action probabilities at the decision nodes ``ctx.nodes[which]`` (features ``feats``,
+    one ``(H_p, F)`` matrix a node) into ``probs[name]``: one ``class_probs`` call per street and decision type
+    for all the nodes. Hands whose features are NaN (they cannot hold on the board) play uniformly."""
+    t = game.tree
+    ok = [~np.isnan(X[:, 0]) for X in feats]
+    groups: dict[tuple, list[int]] = {}
+    for i, k in enumerate(which):
+        groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k])), []).append(i)
+    for (street, facing), members in groups.items():
+        X = np.concatenate([feats[i][ok[i]] for i in members])
+        sizes = np.cumsum([0] + [int(ok[i].sum()) for i in members])
+        for name, c in choosers.items():
+            cp = c.class_probs(street, facing, X) if X.shape[0] else np.zeros((0, N_CLASSES))
+            for j, i in enumerate(members):
+                k = which[i]
+                n = int(ctx.nodes[k])
+                hp = game.num_hands[int(ctx.player[k])]
+                kids = t.children(n)
+                act = np.full((hp, len(kids)), 1.0 / len(kids))
+                if sizes[j + 1] > sizes[j]:
+                    member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
+                    act[ok[i]] = classes_to_actions(cp[sizes[j]:sizes[j + 1]], member)
+                probs[name][kids.start:kids.stop, :hp] = act.T

@@ -238,17 +238,18 @@ class RuleCard:
             The column of each feature (every feature a condition names must be there).
         """
         x = np.asarray(X, dtype=np.float64)
+        x = np.where(np.isnan(x), -1e300, x)                  # NaN below every threshold, once for all conditions
         col = {n: k for k, n in enumerate(feature_names)}
         out = np.full(x.shape[0], -1, dtype=np.int64)
         k = 0
         for s in self.sections:
             open_ = np.flatnonzero(out < 0)                   # rows no earlier rule took
             for c in s.conditions:
-                open_ = open_[c.holds(np.nan_to_num(x[open_, col[c.feature]], nan=-1e300))]
+                open_ = open_[c.holds(x[open_, col[c.feature]])]
             for r in s.rules:
                 rows = open_
                 for c in r.conditions:
-                    rows = rows[c.holds(np.nan_to_num(x[rows, col[c.feature]], nan=-1e300))]
+                    rows = rows[c.holds(x[rows, col[c.feature]])]
                 out[rows] = k
                 if rows.size:
                     open_ = open_[out[open_] < 0]

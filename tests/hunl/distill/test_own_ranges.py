@@ -19,7 +19,7 @@ from hunl.distill.decisions import (
     reach_probabilities,
 )
 from hunl.distill.optimal_leaves import endgame_leaves
-from hunl.distill.policy import concat_rows, play
+from hunl.distill.policy import concat_rows, play, play_all
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.solve import solve_endgame
 from hunl.solver.tree import BetSizes
@@ -140,6 +140,16 @@ def test_own_range_card_round_trips_and_its_leaves_match_its_play(games, own_car
     assert not np.array_equal(play(g, CardPolicy(start)).probs, a.probs)
     assert np.isfinite(evaluate_policy(g, a).exploitability_pct_pot)
     assert log["exact_train_pct_pot"][-1] < log["exact_train_pct_pot"][0]
+
+
+def test_own_range_play_does_not_depend_on_the_feature_chunk(games, own_card):
+    """Own-range play reads a depth's nodes a chunk at a time (memory) and batches the card's rules over them
+    (speed): the policy is the same whatever the chunk, down to one node a chunk."""
+    _, policy, _ = own_card
+    for g, _ in games:
+        want = play(g, policy).probs
+        for chunk in (1, 3):
+            np.testing.assert_array_equal(play_all(g, {"card": policy}, chunk=chunk)["card"].probs, want)
 
 
 def test_cards_of_both_modes_play_together(games, own_card):
