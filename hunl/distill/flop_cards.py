@@ -107,7 +107,10 @@ class FlopJob:
         strategies) with the DCFR solution on the turn and river, and the turn and river cards with the DCFR
         solution on the flop (not part of the run key: only the new policies are played).
     doc : str or None
-        Markdown file whose blocks ``card-flop`` and ``card-flop-frontier`` are rewritten.
+        Markdown file whose blocks ``card-<name>`` and ``card-<name>-frontier`` are rewritten.
+    name : str
+        Name of the printed card: ``<cards_dir>/<name>.json``, the figures ``<name>_card.png`` and
+        ``<name>_card_frontier.png`` and the blocks of ``doc`` (default ``"flop"``).
     """
 
     turn_card: str = "docs/cards/turn.json"
@@ -130,6 +133,7 @@ class FlopJob:
     workers: int = 1
     splits: bool = False
     doc: str | None = None
+    name: str = "flop"
     cards_dir: str = "docs/cards"
     figures: str = "docs/figures"
     command: str = "python scripts/rule_cards.py flop"
@@ -161,6 +165,8 @@ class FlopJob:
             if not 1 <= self.leaf_endgames <= self.n_train:
                 raise ValueError(f"leaf_endgames must be in [1, n_train={self.n_train}] with leaf_sizes, got "
                                  f"{self.leaf_endgames!r}")
+        if not isinstance(self.name, str) or not self.name or "/" in self.name:
+            raise ValueError(f"name must be a non-empty file name (no '/'), got {self.name!r}")
         if not self.target_pct_pot > 0:
             raise ValueError(f"target_pct_pot must be positive, got {self.target_pct_pot!r}")
 
@@ -504,16 +510,16 @@ def _ids(result: dict) -> str:
 
 
 def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
-    """The card's JSON (``<cards_dir>/flop.json``), its one-page figure, the frontier figure
-    (``<figures>/flop_card_frontier.png``) and the blocks ``card-flop`` and ``card-flop-frontier`` of
-    ``job.doc``."""
+    """The card's JSON (``<cards_dir>/<name>.json``), its one-page figure (``<figures>/<name>_card.png``), the
+    frontier figure (``<figures>/<name>_card_frontier.png``) and the blocks ``card-<name>`` and
+    ``card-<name>-frontier`` of ``job.doc``."""
     from hunl.distill.card_figure import card_figure
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     Path(job.cards_dir).mkdir(parents=True, exist_ok=True)
-    (Path(job.cards_dir) / "flop.json").write_text(json.dumps(card.to_dict(), indent=1))
-    card_figure(card, Path(job.figures) / "flop_card.png", game=example_flop())
-    flop_frontier_plot(result, Path(job.figures) / "flop_card_frontier.png")
+    (Path(job.cards_dir) / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
+    card_figure(card, Path(job.figures) / f"{job.name}_card.png", game=example_flop())
+    flop_frontier_plot(result, Path(job.figures) / f"{job.name}_card_frontier.png")
     rows = []
     for name, s in result["policies"].items():
         c = result["cards"].get(name)
@@ -530,5 +536,5 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
                f"{job.leaf_iterations} iterations" if job.leaf_sizes else "") + "; turn card "
             f"`{result['turn_card']}`, river card `{result['river_card']}`.\n\n"
             + markdown_table((header, rows), right=header[2:]))
-    write_blocks(job.doc, {"card-flop-frontier": text,
-                           "card-flop": f"`{job.command}`\n\n" + card.to_markdown("####")}, title="# HUNL\n")
+    write_blocks(job.doc, {f"card-{job.name}-frontier": text,
+                           f"card-{job.name}": f"`{job.command}`\n\n" + card.to_markdown("####")}, title="# HUNL\n")

@@ -105,6 +105,14 @@ def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_pa
     assert again["policies"][PAIR_SPLIT]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot,
                                                                                     rel=1e-9)
     assert e.exploitability_pct_pot < res["policies"][PAIR]["exploitability_pct_pot"]
+    # a named card writes its own JSON, figures and blocks, and leaves the default ones alone
+    run_flop_cards(_job(tmp_path, out=str(out), splits=True, doc=str(tmp_path / "HUNL.md"), name="flop-b",
+                        cards_dir=str(tmp_path / "cards"), figures=str(tmp_path / "figures")))
+    both = (tmp_path / "HUNL.md").read_text()
+    assert "<!--block:card-flop-b-frontier-->" in both and "<!--block:card-flop-b-->" in both
+    assert both.count("<!--block:card-flop-->") == 1 and both.count("<!--block:card-flop-frontier-->") == 1
+    assert (tmp_path / "cards" / "flop-b.json").read_text() == (tmp_path / "cards" / "flop.json").read_text()
+    assert all((tmp_path / "figures" / f).stat().st_size > 0 for f in ("flop-b_card.png", "flop-b_card_frontier.png"))
 
 
 def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run, tmp_path):
@@ -247,7 +255,8 @@ def test_other_settings_in_the_same_directory_are_refused(run):
                                         ({"leaf_sizes": (3,), "leaf_iterations": 2}, "leaf_endgames"),
                                         ({"leaf_sizes": (0,)}, "leaf_sizes"),
                                         ({"card_leaves": "optimised"}, "card_rules"),
-                                        ({"card_leaves": "best"}, "card_leaves")])
+                                        ({"card_leaves": "best"}, "card_leaves"), ({"name": ""}, "name"),
+                                        ({"name": "a/b"}, "name")])
 def test_bad_job_is_refused(tmp_path, bad, match):
     with pytest.raises(ValueError, match=match):
         _job(tmp_path, **bad)
