@@ -52,17 +52,20 @@ def _leaf_ranges(model) -> str:
     return mode
 
 
-def endgame_leaves(model, game) -> list[_NodeLeaves]:
+def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
     """The leaf of every (decision node, hand) of ``game`` under ``model`` (range features against the starting
     ranges; ``model.ranges`` must be ``"start"`` or ``"own"``).
 
     ``model`` is a :class:`hunl.distill.policy.DistilledPolicy` or any policy over leaves with ``ranges``,
     ``leaf_keys()``, ``leaf_table(key)`` (``(n_leaves, 4)``) and ``leaf_ids(street, facing, player, X) -> (key,
-    leaf of each row)`` (a rule card, :class:`hunl.distill.cards.CardPolicy`).
+    leaf of each row)`` (a rule card, :class:`hunl.distill.cards.CardPolicy`), row by row.
 
     With ``model.ranges == "own"`` (a card reading the player's own range at the decision) the features read the
     model's own ranges when it plays its current leaf strategies: the leaves of the information sets are those
     of that policy, and stay fixed while :func:`optimise_leaves` changes the strategies.
+
+    The features are read ``chunk`` decision nodes at a time (grouped by board), and ``leaf_ids`` is called once
+    per street, decision type and player of a chunk.
 
     Raises
     ------
@@ -77,15 +80,25 @@ def endgame_leaves(model, game) -> list[_NodeLeaves]:
         from hunl.distill.decisions import reach_probabilities
         from hunl.distill.policy import play
 
-        reach = reach_probabilities(game, play(game, model).probs)
-    feats = features_in(game, ctx, np.arange(ctx.nodes.size), reach, mode)
-    out = []
-    for k, n in enumerate(ctx.nodes):
-        p = int(ctx.player[k])
-        key, leaves = model.leaf_ids(int(ctx.street[k]), bool(ctx.facing[k]), p, feats[k])
-        out.append(_NodeLeaves(int(n), p, game.tree.children(int(n)), class_routing(ctx.node_classes(int(n))), key,
-                               np.asarray(leaves, dtype=np.int64)))
-    return out
+        reach = reach_probabilities(game, play(game, model, chunk).probs)
+    keys: list = [None] * ctx.nodes.size
+    leaves: list = [None] * ctx.nodes.size
+    order = np.argsort(ctx.boards, kind="stable")
+    for a in range(0, order.size, chunk):
+        which = order[a:a + chunk]
+        feats = features_in(game, ctx, which, reach, mode)
+        groups: dict[tuple, list[int]] = {}
+        for i, k in enumerate(which):
+            groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k])), []).append(i)
+        for (street, facing, p), members in groups.items():
+            key, ids = model.leaf_ids(street, facing, p, np.concatenate([feats[i] for i in members]))
+            ids = np.asarray(ids, dtype=np.int64)
+            ends = np.cumsum([feats[i].shape[0] for i in members])
+            for i, part in zip(members, np.split(ids, ends[:-1])):
+                keys[which[i]], leaves[which[i]] = key, part
+    return [_NodeLeaves(int(n), int(ctx.player[k]), game.tree.children(int(n)),
+                        class_routing(ctx.node_classes(int(n))), keys[k], leaves[k])
+            for k, n in enumerate(ctx.nodes)]
 
 
 @dataclass(frozen=True)

@@ -543,7 +543,7 @@ class EquityThreshold:
         return out
 
 
-def play(game, chooser) -> Policy:
+def play(game, chooser, chunk: int = 4096) -> Policy:
     """The full behaviour policy of ``chooser`` in an endgame, both players, ranges by Bayes' rule on itself.
 
     Parameters
@@ -551,6 +551,8 @@ def play(game, chooser) -> Policy:
     game : hunl.solver.game.HoldemEndgame
     chooser : DistilledPolicy, CheckCall, EquityThreshold, UniformRandom or any object with
         ``class_probs(street, facing, X) -> (m, 4)`` (or ``uniform_actions = True``)
+    chunk : int, default 4096
+        Decision nodes whose features are held at once (:func:`play_all`).
 
     Returns
     -------
@@ -561,7 +563,7 @@ def play(game, chooser) -> Policy:
         cannot hold on the node's board (they share the river card) play uniformly (never reached). A chooser
         whose ``ranges`` is ``"start"`` reads the endgame's starting ranges (:func:`play_all`).
     """
-    return play_all(game, {"policy": chooser})["policy"]
+    return play_all(game, {"policy": chooser}, chunk)["policy"]
 
 
 def play_all(game, choosers: dict, chunk: int = 4096) -> dict:
