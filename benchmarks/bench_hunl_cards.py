@@ -3,15 +3,16 @@
 
 :func:`hunl.distill.policy.play` of the shipped river cards (``docs/cards/river.json``: starting ranges;
 ``docs/cards/river-own.json``: ``ranges="own"``) in random river endgames (:meth:`hunl.distill.sampler.EndgameSampler`
-defaults) and random turn endgames (``EndgameSampler.turn(max_combos=150)``, the turn database's sampler), one
+defaults), random turn endgames (``EndgameSampler.turn(max_combos=150)``, the turn database's sampler) and random
+flop endgames (``EndgameSampler.flop(max_combos=100)``, those of ``rule_cards.py flop``; ``--flop-games``), one
 process, one numba thread: a starting-range card computes each board's features once for all its nodes; an
 own-range card is played depth by depth, each node with the range its own earlier actions leave, so its features
 are computed per distinct range. Reports the median and the maximum over ``--games`` endgames (the first call,
 which compiles, is left out) and writes the section ``bench_hunl_cards`` of docs/BENCHMARKS.md unless
 ``--no-write``.
 
-    python benchmarks/bench_hunl_cards.py                 # 10 river and 10 turn endgames
-    python benchmarks/bench_hunl_cards.py --games 3 --no-write
+    python benchmarks/bench_hunl_cards.py                 # 10 river, 10 turn and 2 flop endgames
+    python benchmarks/bench_hunl_cards.py --games 3 --flop-games 1 --no-write
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ BENCHMARKS_MD = ROOT / "docs" / "BENCHMARKS.md"
 CARDS = {"starting ranges (river.json)": "river.json", "own range (river-own.json)": "river-own.json"}
 
 
-def run(games: int, seed: int) -> dict:
+def run(games: int, seed: int, flop_games: int = 2) -> dict:
     from hunl.distill.cards import CardPolicy
     from hunl.distill.policy import play
     from hunl.distill.sampler import EndgameSampler
@@ -41,8 +42,12 @@ def run(games: int, seed: int) -> dict:
     cards = {name: CardPolicy(RuleCard.from_dict(json.loads((ROOT / "docs" / "cards" / f).read_text())))
              for name, f in CARDS.items()}
     out = {}
-    for street, sampler in (("river", EndgameSampler()), ("turn", EndgameSampler.turn(max_combos=150))):
-        endgames = [sampler.game(sampler.sample(seed, k)) for k in range(games + 1)]
+    streets = (("river", EndgameSampler(), games), ("turn", EndgameSampler.turn(max_combos=150), games),
+               ("flop", EndgameSampler.flop(max_combos=100), flop_games))
+    for street, sampler, n in streets:
+        if n < 1:
+            continue
+        endgames = [sampler.game(sampler.sample(seed, k)) for k in range(n + 1)]
         nodes = [g.tree.n_nodes for g in endgames[1:]]
         for name, policy in cards.items():
             times = []
@@ -56,30 +61,34 @@ def run(games: int, seed: int) -> dict:
     return out
 
 
-def render(result: dict, games: int, seed: int, load: tuple) -> str:
+def render(result: dict, games: int, seed: int, load: tuple, flop_games: int = 2) -> str:
     rows = ["| endgames | card | public nodes (median) | seconds per endgame, median | max |", "|---|---|---:|---:|---:|"]
     for (street, name), r in result.items():
         rows.append(f"| {street} | {name} | {r['nodes']:,.0f} | {r['median']:.3f} | {r['max']:.3f} |")
     return "\n".join([
         START, "## Playing a rule card", "",
-        f"`python benchmarks/bench_hunl_cards.py --games {games} --seed {seed}`: `hunl.distill.policy.play` of each "
-        f"card in {games} random endgames of each street (sampler defaults; turn: `EndgameSampler.turn(max_combos="
-        f"150)`), one process, one numba thread, first call left out. CPU: {cpu_model()}; load average "
+        f"`python benchmarks/bench_hunl_cards.py --games {games} --flop-games {flop_games} --seed {seed}`: "
+        f"`hunl.distill.policy.play` of each card in {games} random river and turn endgames and {flop_games} flop "
+        f"endgames (river: sampler defaults; turn: `EndgameSampler.turn(max_combos=150)`; flop: "
+        f"`EndgameSampler.flop(max_combos=100)`; the river cards play the earlier streets with their nearest "
+        f"street's rules), one process, one numba thread, first call left out. CPU: {cpu_model()}; load average "
         f"{load[0]:.1f} at the start, {load[1]:.1f} at the end (the machine is shared).", "", *rows, "",
         "A starting-range card reads each board's features once for all its nodes; an own-range card is played "
-        "depth by depth on the ranges its own actions leave, one feature computation per distinct range.", END])
+        "depth by depth on the ranges its own actions leave, one feature computation per distinct range; both "
+        "read the card's rules once per street and decision type for a chunk of nodes.", END])
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--flop-games", type=int, default=2, help="flop endgames (about 40 s each)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-write", action="store_true")
     a = ap.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     load0 = os.getloadavg()[0]
-    result = run(a.games, a.seed)
-    text = render(result, a.games, a.seed, (load0, os.getloadavg()[0]))
+    result = run(a.games, a.seed, a.flop_games)
+    text = render(result, a.games, a.seed, (load0, os.getloadavg()[0]), a.flop_games)
     print(text)
     if not a.no_write:
         write_section(BENCHMARKS_MD, text, START, END)

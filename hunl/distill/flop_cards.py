@@ -6,8 +6,9 @@ from ``(seed, k)``, solved by DCFR and used at once.
 
 1. **Training endgames**: the first ``n_train`` endgames of the stream ``seed`` outside the held-out block (by
    default ``0 .. n_train - 1``), solved to ``target_pct_pot`` percent of the
-   pot; the rows of their flop decisions (:func:`hunl.distill.decisions.decision_rows`, starting ranges, the
-   Bertsimas & Paskov features with equity deciles over the turn card) are kept under ``out/train/<k>.npz``.
+   pot; the rows of their flop decisions (:func:`hunl.distill.decisions.decision_rows`, the Bertsimas & Paskov
+   features with equity deciles over the turn card) are kept under ``out/train/<k>.npz``: on the starting ranges,
+   or with ``ranges="own"`` on the acting player's own range at the decision (``out/train/<k>_own.npz``).
 2. **Flop cards**: one card tree over those rows (:func:`hunl.distill.cards.grow_card_tree`, round thresholds, at
    most 3 conditions a rule); the card of each size in ``sizes`` plays in each rule the equilibrium's mean
    strategy there, rounded to a plain mix (:func:`hunl.distill.cards.fit_card` with ``iterations=0``). The card
@@ -42,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hunl.distill.cards import CardConfig, StreetCards, fit_card, grow_card_tree
+from hunl.distill.cards import CARD_RANGES, CardConfig, StreetCards, fit_card, grow_card_tree
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.pipeline import BASELINES
@@ -63,6 +64,16 @@ FLOP_NOTES = ("Ranges are the players' ranges at the start of the flop; a strong
               "them. Play the turn with the turn card and the river with the river card.",
               "Bet small: at most 3/4 pot (half pot in these endgames); all-in: the rest of the stack. k in d: play "
               "it k times out of d.")
+_OWN_RANGES = ("Your range is the hands you would have played as you did on the flop (after a check, the hands you "
+               "check); the opponent's range is the one at the start of the flop")
+
+
+def flop_notes(ranges: str = "start") -> tuple[str, ...]:
+    """The notes printed under a flop card whose quantities read ``ranges`` (``"start"`` or ``"own"``)."""
+    if ranges == "start":
+        return FLOP_NOTES
+    return (FLOP_NOTES[0].replace("Ranges are the players' ranges at the start of the flop", _OWN_RANGES),
+            FLOP_NOTES[1])
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,10 @@ class FlopJob:
         solution on the flop (not part of the run key: only the new policies are played).
     doc : str or None
         Markdown file whose blocks ``card-<name>`` and ``card-<name>-frontier`` are rewritten.
+    ranges : {"start", "own"}
+        The ranges the flop card's quantities read: the players' ranges at the start of the flop, or the acting
+        player's own range at the decision beside the opponent's at the start of the flop
+        (:data:`hunl.distill.decisions.RANGE_MODES`). Part of the run key when ``"own"``.
     name : str
         Name of the printed card: ``<cards_dir>/<name>.json``, the figures ``<name>_card.png`` and
         ``<name>_card_frontier.png`` and the blocks of ``doc`` (default ``"flop"``).
@@ -133,6 +148,7 @@ class FlopJob:
     workers: int = 1
     splits: bool = False
     doc: str | None = None
+    ranges: str = "start"
     name: str = "flop"
     cards_dir: str = "docs/cards"
     figures: str = "docs/figures"
@@ -165,6 +181,8 @@ class FlopJob:
             if not 1 <= self.leaf_endgames <= self.n_train:
                 raise ValueError(f"leaf_endgames must be in [1, n_train={self.n_train}] with leaf_sizes, got "
                                  f"{self.leaf_endgames!r}")
+        if self.ranges not in CARD_RANGES:
+            raise ValueError(f"ranges must be one of {CARD_RANGES}, got {self.ranges!r}")
         if not isinstance(self.name, str) or not self.name or "/" in self.name:
             raise ValueError(f"name must be a non-empty file name (no '/'), got {self.name!r}")
         if not self.target_pct_pot > 0:
@@ -212,10 +230,12 @@ def _solve(sampler: EndgameSampler, seed: int, k: int, target: float, iterations
     return game, sol
 
 
-def train_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, path: str) -> int:
-    """Solve training endgame ``k`` and write its flop decision rows to ``path`` (``.npz``); returns ``k``."""
+def train_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, path: str,
+               ranges: str = "start") -> int:
+    """Solve training endgame ``k`` and write its flop decision rows (features on ``ranges``) to ``path``
+    (``.npz``); returns ``k``."""
     game, sol = _solve(sampler, seed, k, target, iterations)
-    rows = decision_rows(game, sol.result.policy.probs, streets=[3])
+    rows = decision_rows(game, sol.result.policy.probs, streets=[3], ranges=ranges)
     buf = _npz_bytes({**{f: getattr(rows, f) for f in DecisionRows.__dataclass_fields__},
                       "dcfr_pct_pot": np.float64(sol.exploitability_pct_pot), "iterations": np.int64(sol.iterations)})
     write_atomic(Path(path), buf)
@@ -365,16 +385,17 @@ def run_flop_cards(job: FlopJob) -> dict:
 
     # 1. training endgames
     train_ids = job.train_ids()
-    todo = [k for k in train_ids if not (out / "train" / f"{k}.npz").exists()]
-    tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}.npz"))
-             for k in todo]
+    suffix = "" if job.ranges == "start" else f"_{job.ranges}"     # the rows of each range mode in their own files
+    todo = [k for k in train_ids if not (out / "train" / f"{k}{suffix}.npz").exists()]
+    tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}{suffix}.npz"),
+              job.ranges) for k in todo]
     with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
             tqdm(total=job.n_train, initial=job.n_train - len(todo), unit="endgame", desc="flop: train") as bar:
         for _ in ex.imap_unordered(train_task, tasks):
             bar.update(1)
     parts, dcfr_train = [], []
     for k in train_ids:
-        with np.load(out / "train" / f"{k}.npz") as z:
+        with np.load(out / "train" / f"{k}{suffix}.npz") as z:
             parts.append(DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__)))
             dcfr_train.append(float(z["dcfr_pct_pot"]))
     rows = concat_rows(parts)
@@ -384,7 +405,7 @@ def run_flop_cards(job: FlopJob) -> dict:
     tree, Z, Y = grow_card_tree(rows, config)
     cards, logs = {}, {}
     for n in job.sizes:
-        card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0,
+        card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0, ranges=job.ranges,
                               title=f"HUNL flop rule card, {n} rules")
         cards[(int(n), False)] = card
     for n in job.leaf_sizes:
@@ -448,7 +469,7 @@ def run_flop_cards(job: FlopJob) -> dict:
             CardCost(s["exploitability_pct_pot"], s["sd"], "% of the pot", job.n_test, s["exploitability_mbb"],
                      f"NashConv / 2 of the flop card ({how}; with the turn card `{job.turn_card}` on the turn and "
                      f"the river card `{job.river_card}` on the river) played by both players, mean over "
-                     f"{job.n_test} held-out solved flop endgames"), FLOP_NOTES, card.meta)
+                     f"{job.n_test} held-out solved flop endgames"), flop_notes(job.ranges), card.meta)
     card = cards[printed]
     (out / "card.json").write_text(json.dumps(card.to_dict(), indent=1))
     result["seconds"] = time.perf_counter() - t0
@@ -464,9 +485,12 @@ def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: R
     training endgames, the turn and river cards playing below (:func:`hunl.distill.cards.fit_card` with
     ``fixed``); read from ``out/cards/`` if a run with the same settings and cards fitted it. Returns the card
     and the optimisation's log."""
-    tag = _sha({"n": n, "n_train": job.n_train, "samples": job.samples, "train_ids": list(train_ids),
-                "leaf_endgames": job.leaf_endgames, "leaf_iterations": job.leaf_iterations,
-                "turn": _card_rules(turn), "river": _card_rules(river)})
+    key = {"n": n, "n_train": job.n_train, "samples": job.samples, "train_ids": list(train_ids),
+           "leaf_endgames": job.leaf_endgames, "leaf_iterations": job.leaf_iterations,
+           "turn": _card_rules(turn), "river": _card_rules(river)}
+    if job.ranges != "start":                 # absent on starting ranges: the cards of earlier runs stay valid
+        key["ranges"] = job.ranges
+    tag = _sha(key)
     path = Path(job.out) / "cards" / f"flop-{n}-optimised-{tag}.json"
     if path.exists():
         d = json.loads(path.read_text())
@@ -474,6 +498,7 @@ def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: R
     sampler = job.sampler()
     games = [sampler.game(sampler.sample(job.seed, k)) for k in train_ids[:job.leaf_endgames]]
     card, _, log = fit_card(tree, n, Z, Y, games, config, iterations=job.leaf_iterations, workers=job.workers,
+                            ranges=job.ranges,
                             title=f"HUNL flop rule card, {n} rules", progress=True, fixed={4: turn, 5: river})
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps({"card": card.to_dict(), "log": log}).encode())

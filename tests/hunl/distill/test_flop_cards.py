@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hunl.distill.cards import StreetCards
@@ -243,6 +244,44 @@ def test_a_flop_card_with_optimised_strategies(run, tmp_path):
     assert "mean strategy" in printed.cost.measure
 
 
+def test_a_flop_card_on_the_players_own_range(run, tmp_path):
+    """ranges="own": the training rows read the acting player's own range at the decision (kept beside the
+    starting-range rows, which stay), the flop card reads it too (its meta and notes say so), its optimised
+    strategies are cached under another tag, and its held-out score equals a direct evaluation; the policies
+    that play no flop card are read, not measured again."""
+    from hunl.distill.cards import card_ranges
+    from hunl.distill.decisions import decision_rows
+    from hunl.distill.flop_cards import _solve
+
+    job, res = run
+    out = tmp_path / "own"
+    shutil.copytree(job.out, out)
+    start_rows = (out / "train" / "0.npz").read_bytes()
+    kw = dict(out=str(out), sizes=(3,), leaf_sizes=(3,), leaf_endgames=1, leaf_iterations=4, ranges="own")
+    again = run_flop_cards(_job(tmp_path, **kw))
+    assert (out / "train" / "0.npz").read_bytes() == start_rows
+    sampler = job.sampler()
+    game, sol = _solve(sampler, job.seed, 0, job.target_pct_pot, job.iterations)
+    want = decision_rows(game, sol.result.policy.probs, streets=[3], ranges="own")
+    with np.load(out / "train" / "0_own.npz") as z:
+        np.testing.assert_allclose(z["X"], want.X, equal_nan=True, atol=1e-9)
+        with np.load(out / "train" / "0.npz") as z0:
+            assert not np.allclose(z["X"], z0["X"], equal_nan=True)
+    printed = RuleCard.from_dict(json.loads((out / "card.json").read_text()))
+    assert card_ranges(printed) == "own" and "Your range is the hands" in printed.notes[0]
+    for name in ("uniform random", PAIR):
+        assert again["policies"][name] == res["policies"][name]
+    (cached,) = (out / "cards").glob("flop-3-optimised-*.json")
+    card = RuleCard.from_dict(json.loads(cached.read_text())["card"])
+    assert card_ranges(card) == "own"
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    test_game = sampler.game(sampler.sample(job.seed, 1))
+    e = evaluate_policy(test_game, play(test_game, StreetCards({3: card, 4: turn, 5: river})))
+    opt = flop_card_name(3, optimised=True)
+    assert again["policies"][opt]["exploitability_pct_pot"] == pytest.approx(e.exploitability_pct_pot, rel=1e-12)
+
+
 def test_other_settings_in_the_same_directory_are_refused(run):
     job, _ = run
     with pytest.raises(ValueError, match="other settings"):
@@ -256,7 +295,7 @@ def test_other_settings_in_the_same_directory_are_refused(run):
                                         ({"leaf_sizes": (0,)}, "leaf_sizes"),
                                         ({"card_leaves": "optimised"}, "card_rules"),
                                         ({"card_leaves": "best"}, "card_leaves"), ({"name": ""}, "name"),
-                                        ({"name": "a/b"}, "name")])
+                                        ({"name": "a/b"}, "name"), ({"ranges": "node"}, "ranges")])
 def test_bad_job_is_refused(tmp_path, bad, match):
     with pytest.raises(ValueError, match=match):
         _job(tmp_path, **bad)
