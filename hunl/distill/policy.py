@@ -627,7 +627,9 @@ def _play_start(game, choosers: dict, chunk: int):
 def _play_node(game, chooser, chunk: int = 4096) -> Policy:
     """One chooser of ``"node"`` or ``"own"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions
     above); a chooser with ``ranges_of(street)`` reads each street's features in that street's mode. A depth's
-    decision nodes are read ``chunk`` at a time, grouped by board."""
+    decision nodes are read ``chunk`` at a time, grouped by board. The decisions of streets read on the starting
+    ranges do not depend on the play above them: they are played first, all depths at once (each board's range
+    features read once, as in :func:`_play_start`)."""
     t = game.tree
     ctx = DecisionContext(game)
     probs = _base_probs(game)
@@ -635,11 +637,25 @@ def _play_node(game, chooser, chunk: int = 4096) -> Policy:
     depth = t.depth
     dec_depth = depth[ctx.nodes]
     mode = getattr(chooser, "ranges_of", None) or getattr(chooser, "ranges", "node")
+    later = np.ones(ctx.nodes.size, dtype=bool)          # decisions played depth by depth
+    if callable(mode):
+        streets = np.unique(ctx.street)
+        start = np.isin(ctx.street, [s for s in streets if mode(int(s)) == "start"])
+        order = np.flatnonzero(start)
+        order = order[np.argsort(ctx.boards[order], kind="stable")]
+        ones = np.broadcast_to(np.ones((2, 1, game.max_hands)), reach.shape)
+        for a in range(0, order.size, chunk):
+            which = order[a:a + chunk]
+            _choose(game, ctx, which, node_features(game, ctx, which, ones), {0: chooser}, {0: probs})
+        later = ~start
+    done = 0                                             # reach is up to date down to this depth
     for d in range(int(depth.max()) + 1):
-        if d > 0:
-            level = np.flatnonzero(depth == d)
-            reach_probabilities(game, probs, upto=level, reach=reach)
-        at = np.flatnonzero(dec_depth == d)
+        at = np.flatnonzero((dec_depth == d) & later)
+        if at.size == 0:
+            continue
+        if d > done:                                     # the depths skipped so far too: parents come first
+            reach_probabilities(game, probs, upto=np.flatnonzero((depth > done) & (depth <= d)), reach=reach)
+            done = d
         at = at[np.argsort(ctx.boards[at], kind="stable")]
         for a in range(0, at.size, chunk):
             which = at[a:a + chunk]

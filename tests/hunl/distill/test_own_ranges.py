@@ -168,6 +168,40 @@ def test_cards_of_both_modes_play_together(games, own_card):
     assert StreetCards({4: card, 5: start}).ranges_of(5) == "start"
 
 
+@pytest.mark.parametrize("own_street", [4, 5])
+def test_mixed_modes_on_a_turn_endgame_are_a_fixed_point_of_their_own_play(own_street):
+    """Turn and river cards of different modes in a turn endgame (the starting-range street is played first, the
+    own-range street depth by depth): every starting-range decision plays as the card does alone, and every
+    own-range decision plays the rules of the features read on the final policy's own reach."""
+    turn, river = (RuleCard.from_dict(json.load(open(f"docs/cards/{n}.json")))
+                   for n in (("turn-own", "river") if own_street == 4 else ("turn", "river-own")))
+    g = HoldemEndgame("Ks7d2c9h", ["TT+,AJs+,KQs,98s", "88+,ATs+,KJs+,T9s"], pot=600, stack=1800,
+                      bet_sizes=BetSizes(bets=(0.5,), raises=(), all_in=True), raise_cap=1)
+    cards = StreetCards({4: turn, 5: river})
+    probs = play(g, cards).probs
+    ctx = DecisionContext(g)
+    t = g.tree
+    reach = reach_probabilities(g, probs)
+    start_alone = play(g, CardPolicy(river if own_street == 4 else turn)).probs
+    from hunl.distill.actions import classes_to_actions
+
+    checked = {4: 0, 5: 0}
+    for k, n in enumerate(ctx.nodes):
+        street = int(ctx.street[k])
+        kids = t.children(int(n))
+        hp = g.num_hands[int(ctx.player[k])]
+        if street != own_street:
+            np.testing.assert_array_equal(probs[kids.start:kids.stop, :hp], start_alone[kids.start:kids.stop, :hp])
+        else:
+            X = features_in(g, ctx, np.array([k]), reach, "own")[0]
+            ok = ~np.isnan(X[:, 0])
+            cp = cards.class_probs(street, bool(ctx.facing[k]), X[ok])
+            want = classes_to_actions(cp, ctx.edge_class[kids.start:kids.stop].astype(np.int64)).T
+            np.testing.assert_allclose(probs[kids.start:kids.stop, :hp][:, ok], want, atol=1e-12)
+        checked[street] += 1
+    assert checked[4] > 0 and checked[5] > 100
+
+
 def test_bad_range_modes_are_refused(own_card, games):
     card, *_ = own_card
     bad = RuleCard(card.title, card.sections, card.quantities, card.cost, card.notes, {**card.meta, "ranges": "node"})
