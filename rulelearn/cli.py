@@ -77,7 +77,8 @@ def cmd_rules(args) -> int:
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
 CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-own", "river-deep", "river-all",
-                                                            "river-all-own", "turn", "turn-own", "flop")}
+                                                            "river-all-own", "turn", "turn-own", "flop",
+                                                            "flop-own")}
 
 
 def _print_cards(names, markdown: bool) -> int:
@@ -127,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
     rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
                        help="print rule cards instead: betgame, river, river-own, river-deep, river-all, "
-                            "river-all-own, turn, turn-own, flop (any docs/cards/<name>.json) or a card JSON file")
+                            "river-all-own, turn, turn-own, flop, flop-own (any docs/cards/<name>.json) or a card JSON file")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():
