@@ -122,7 +122,9 @@ class FlopJob:
     ranges : {"start", "own"}
         The ranges the flop card's quantities read: the players' ranges at the start of the flop, or the acting
         player's own range at the decision beside the opponent's at the start of the flop
-        (:data:`hunl.distill.decisions.RANGE_MODES`). Part of the run key when ``"own"``.
+        (:data:`hunl.distill.decisions.RANGE_MODES`). Not part of the run key: each mode's training rows are
+        kept in their own files, and each held-out score names the cards it was measured with, so one
+        directory holds runs of both modes.
     name : str
         Name of the printed card: ``<cards_dir>/<name>.json``, the figures ``<name>_card.png`` and
         ``<name>_card_frontier.png`` and the blocks of ``doc`` (default ``"flop"``).
