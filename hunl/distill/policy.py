@@ -615,11 +615,7 @@ def _play_start(game, choosers: dict, chunk: int):
             probs[name][kids.start:kids.stop, :game.num_hands[int(ctx.player[k])]] = 1.0 / len(kids)
     readers = {n: c for n, c in choosers.items() if n not in uniform}
     if readers:
-        ones = np.broadcast_to(np.ones((2, 1, game.max_hands)), (2, t.n_nodes, game.max_hands))
-        order = np.argsort(ctx.boards, kind="stable")
-        for a in range(0, order.size, chunk):
-            which = order[a:a + chunk]
-            _choose(game, ctx, which, node_features(game, ctx, which, ones), readers, probs)
+        _choose_by_board(game, ctx, np.arange(ctx.nodes.size), _start_features(game, ctx), readers, probs, chunk)
     for name in choosers:
         yield name, Policy(game, probs.pop(name))
 
@@ -641,12 +637,8 @@ def _play_node(game, chooser, chunk: int = 4096) -> Policy:
     if callable(mode):
         streets = np.unique(ctx.street)
         start = np.isin(ctx.street, [s for s in streets if mode(int(s)) == "start"])
-        order = np.flatnonzero(start)
-        order = order[np.argsort(ctx.boards[order], kind="stable")]
-        ones = np.broadcast_to(np.ones((2, 1, game.max_hands)), reach.shape)
-        for a in range(0, order.size, chunk):
-            which = order[a:a + chunk]
-            _choose(game, ctx, which, node_features(game, ctx, which, ones), {0: chooser}, {0: probs})
+        _choose_by_board(game, ctx, np.flatnonzero(start), _start_features(game, ctx), {0: chooser}, {0: probs},
+                         chunk)
         later = ~start
     done = 0                                             # reach is up to date down to this depth
     for d in range(int(depth.max()) + 1):
@@ -656,11 +648,24 @@ def _play_node(game, chooser, chunk: int = 4096) -> Policy:
         if d > done:                                     # the depths skipped so far too: parents come first
             reach_probabilities(game, probs, upto=np.flatnonzero((depth > done) & (depth <= d)), reach=reach)
             done = d
-        at = at[np.argsort(ctx.boards[at], kind="stable")]
-        for a in range(0, at.size, chunk):
-            which = at[a:a + chunk]
-            _choose(game, ctx, which, features_in(game, ctx, which, reach, mode), {0: chooser}, {0: probs})
+        _choose_by_board(game, ctx, at, lambda which: features_in(game, ctx, which, reach, mode), {0: chooser},
+                         {0: probs}, chunk)
     return Policy(game, probs)
+
+
+def _start_features(game, ctx):
+    """``which -> node_features`` on the endgame's starting ranges (no reach)."""
+    ones = np.broadcast_to(np.ones((2, 1, game.max_hands)), (2, game.tree.n_nodes, game.max_hands))
+    return lambda which: node_features(game, ctx, which, ones)
+
+
+def _choose_by_board(game, ctx, at: np.ndarray, features, choosers: dict, probs: dict, chunk: int) -> None:
+    """:func:`_choose` at the decision nodes ``ctx.nodes[at]``, ``chunk`` nodes at a time in board order (a board's
+    range features are read once a chunk); ``features(which)`` gives the feature matrices of ``which``."""
+    at = at[np.argsort(ctx.boards[at], kind="stable")]
+    for a in range(0, at.size, chunk):
+        which = at[a:a + chunk]
+        _choose(game, ctx, which, features(which), choosers, probs)
 
 
 def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: dict) -> None:
