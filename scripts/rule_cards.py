@@ -33,6 +33,17 @@ from rulelearn.experiments.cards_report import GroupCardJob, run_group_cards
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _features(given) -> tuple[str, ...] | None:
+    """``--features``: the names given, or the default card features plus each ``+NAME`` (``None``: default)."""
+    if not given:
+        return None
+    from hunl.distill.cards import DEFAULT_CARD_FEATURES
+
+    added = [f[1:] for f in given if f.startswith("+")]
+    named = [f for f in given if not f.startswith("+")]
+    return tuple(dict.fromkeys((named or list(DEFAULT_CARD_FEATURES)) + added))
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="game", required=True)
@@ -78,6 +89,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--ranges", choices=("start", "own"), default="start",
                    help="ranges the card's quantities read: at the start of the street (default), or with 'own' the "
                         "player's own range at the decision (the opponent's at the start)")
+    h.add_argument("--features", nargs="+", default=None,
+                   help="quantities the rules may test (default: hunl.distill.cards.DEFAULT_CARD_FEATURES); "
+                        "'+NAME' adds NAME to the default, e.g. --features +bluff_ratio")
     h.add_argument("--samples", type=int, default=400_000, help="decisions drawn to grow the card tree")
     h.add_argument("--depths", type=int, nargs="*", default=[1, 2, 3],
                    help="depths of the comparison trees (raw thresholds, optimal leaves)")
@@ -166,7 +180,7 @@ def main(argv=None) -> int:
             regret_step=a.regret_step,
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
             fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else (),
-            ranges=a.ranges))
+            ranges=a.ranges, features=_features(a.features)))
     if a.game == "floor":
         from hunl.distill.card_floor import FloorJob, run_card_floor
 

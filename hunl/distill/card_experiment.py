@@ -76,6 +76,7 @@ class CardJob:
     streets: tuple[int, ...] | None = None
     fixed_cards: tuple[tuple[int, str], ...] = ()
     ranges: str = "start"
+    features: tuple[str, ...] | None = None
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
@@ -247,7 +248,8 @@ def run_cards(job: CardJob) -> int:
                       and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
                       and not (k.startswith("regret_") and job.regret_from is None)
                       and not (k in ("streets", "fixed_cards") and not v)
-                      and not (k == "ranges" and v == "start")},
+                      and not (k == "ranges" and v == "start")
+                      and not (k == "features" and v is None)},
                      sort_keys=True)
     if (out / "key.json").exists():
         old_key = (out / "key.json").read_text()
@@ -261,7 +263,8 @@ def run_cards(job: CardJob) -> int:
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)
         config = CardConfig(max_leaves=max(job.sizes), max_conditions=job.max_conditions, n_samples=job.samples,
-                            min_leaf_share=job.min_leaf_share, random_state=job.seed)
+                            min_leaf_share=job.min_leaf_share, random_state=job.seed,
+                            **({} if job.features is None else {"features": tuple(job.features)}))
         tree, Z, Y = grow_card_tree(data.rows, config)
         print(f"   card tree: {tree.max_leaves} rules at most ({time.perf_counter() - t0:.0f} s)", flush=True)
         regret_log = []

@@ -33,6 +33,7 @@ from hunl.distill.quantities import (
     FLOP_QUANTITIES,
     QUANTITIES,
     SECTION_FEATURES,
+    derive_features,
     design_matrix,
     feature_grid,
     section_title,
@@ -117,6 +118,7 @@ def _design_of(X: np.ndarray, facing: np.ndarray, street: np.ndarray) -> np.ndar
     Z[:, :X.shape[1]] = X
     Z[:, -2] = facing
     Z[:, -1] = street
+    derive_features(Z)
     Z[np.ix_(~np.asarray(facing, dtype=bool), _FACING_COLS)] = np.nan
     return Z
 

@@ -19,12 +19,22 @@ from hunl.distill.decisions import TURN_FEATURES
 from rulelearn.rules.cards import Quantity
 from rulelearn.rules.plain import count_grid, grid_for, scale_grid
 
-__all__ = ["CARD_FEATURES", "FLOP_QUANTITIES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
+__all__ = ["BLUFF_RATIO_CAP", "CARD_FEATURES", "DERIVED_FEATURES", "derive_features", "FLOP_QUANTITIES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
 
 #: Features naming the section of the card, not counted as conditions.
 SECTION_FEATURES = ("street", "in_position", "facing")
-#: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, then ``facing`` and ``street``.
-CARD_FEATURES = TURN_FEATURES + ("facing", "street")
+#: Quantities a card computes from the decision features (not stored in the decision rows): ``bluff_ratio``, the
+#: share of the player's own range its hand beats over the share of its own range that is strong (a hand with
+#: ``bluff_ratio <= 0.5`` is among the weakest hands of the range, one for every two strong hands: the bluff-to-value
+#: ratio of a pot-sized bet, for which a bettor bluffs ``b / (1 + b)`` hands for every value hand, Chen & Ankenman
+#: 2006, Chapter 11); :data:`BLUFF_RATIO_CAP` where the range holds no strong hand.
+DERIVED_FEATURES = ("bluff_ratio",)
+#: ``bluff_ratio`` of a hand whose range holds no strong hand (above every threshold of its grid).
+BLUFF_RATIO_CAP = 1e6
+#: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, the
+#: :data:`DERIVED_FEATURES`, then ``facing`` and ``street``.
+CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
+_PCT, _OWN_STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
 
 
 def _decile_phrase(k: int, card: str = "river") -> str:
@@ -71,6 +81,11 @@ def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
         Quantity("range_equity", "share", "your range beats more than {t} of the opponent's range",
                  "your range beats at most {t} of the opponent's range", "range against range",
                  "your range beats between {lo} and {hi} of the opponent's range"),
+        Quantity("bluff_ratio", "scale", "more than {t} of your hands are weaker than yours for each strong hand "
+                 "in your range", "your hand is among your weakest hands, {t} for each strong hand in your range",
+                 "own-range share beaten over your strong share",
+                 "more than {lo} and at most {hi} of your hands are weaker than yours for each strong hand in your "
+                 "range"),
     ]
     for k in range(1, 11):
         where = _decile_phrase(k, next_card)
@@ -99,20 +114,33 @@ def feature_grid(name: str) -> np.ndarray | None:
         return scale_grid(0.25, 10.0)
     if name == "spr":
         return scale_grid(0.1, 50.0)
+    if name == "bluff_ratio":
+        return scale_grid(0.1, 5.0)
     if kind == "count":
         return count_grid(3)
     return grid_for(kind)
 
 
+def derive_features(Z: np.ndarray) -> np.ndarray:
+    """Fill the :data:`DERIVED_FEATURES` columns of a card design matrix ``Z`` (shape ``(m, len(CARD_FEATURES))``,
+    float64) from its decision-feature columns, in place; returns ``Z``."""
+    pct, strong = Z[:, _PCT], Z[:, _OWN_STRONG]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(strong > 0, pct / np.where(strong > 0, strong, 1.0), BLUFF_RATIO_CAP)
+    Z[:, CARD_FEATURES.index("bluff_ratio")] = np.where(np.isnan(pct) | np.isnan(strong), np.nan,
+                                                        np.minimum(ratio, BLUFF_RATIO_CAP))
+    return Z
+
+
 def design_matrix(X, street: int, facing: bool) -> np.ndarray:
     """``(m, len(CARD_FEATURES))`` card design matrix from node feature rows ``X`` (``TURN_FEATURES`` order, at
-    least the street's columns; missing columns are NaN)."""
+    least the street's columns; missing columns are NaN), with the :data:`DERIVED_FEATURES`."""
     X = np.asarray(X, dtype=np.float64)
     out = np.full((X.shape[0], len(CARD_FEATURES)), np.nan)
     out[:, :X.shape[1]] = X
     out[:, -2] = float(facing)
     out[:, -1] = float(street)
-    return out
+    return derive_features(out)
 
 
 def section_title(street: int | None, player: int | None, facing: bool | None) -> str:

@@ -1,0 +1,135 @@
+"""The card quantity ``bluff_ratio``: the own-range share a hand beats over the own range's strong share."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hunl.distill.cards import DEFAULT_CARD_FEATURES, CardConfig, CardPolicy, fit_card, grow_card_tree
+from hunl.distill.decisions import STRONG_EQUITY, TURN_FEATURES, DecisionContext, decision_rows, node_features
+from hunl.distill.policy import concat_rows
+from hunl.distill.quantities import (
+    BLUFF_RATIO_CAP,
+    CARD_FEATURES,
+    FLOP_QUANTITIES,
+    QUANTITIES,
+    derive_features,
+    design_matrix,
+    feature_grid,
+)
+from hunl.poker.cards import COMBO_CARDS
+from hunl.poker.evaluator import combo_strengths
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.plain import is_round
+from tests.hunl.distill.brute_force import range_percentile
+
+BLUFF = CARD_FEATURES.index("bluff_ratio")
+PCT, STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.just(np.nan), st.floats(0, 1)), st.one_of(st.just(np.nan), st.just(0.0),
+                                                                                  st.floats(0, 1))),
+                min_size=1, max_size=30))
+def test_bluff_ratio_is_the_share_beaten_over_the_strong_share(pairs):
+    pct, strong = np.array(pairs, dtype=np.float64).T
+    X = np.full((pct.size, len(TURN_FEATURES)), 0.3)
+    X[:, PCT], X[:, STRONG] = pct, strong
+    got = design_matrix(X, 5, False)[:, BLUFF]
+    for p, s, g in zip(pct, strong, got):
+        if np.isnan(p) or np.isnan(s):
+            assert np.isnan(g)
+        elif s == 0:
+            assert g == BLUFF_RATIO_CAP
+        else:
+            with np.errstate(over="ignore"):
+                assert g == pytest.approx(min(p / s, BLUFF_RATIO_CAP), rel=1e-12)
+    # the design of card growth computes the same column
+    from hunl.distill.cards import _design_of
+
+    grown = _design_of(X.astype(np.float32), np.zeros(pct.size, bool), np.full(pct.size, 5))
+    assert np.allclose(grown[:, BLUFF], derive_features(design_matrix(X.astype(np.float32), 5, False))[:, BLUFF],
+                       equal_nan=True)
+
+
+def test_bluff_ratio_of_a_river_range_by_pairwise_showdowns():
+    """Against an independent count: each hand's share of its range beaten (pair by pair) over the share of the
+    range whose hands beat at least 80% of all hands (pair by pair against every combo)."""
+    board = "Ks7d2c9hTs"
+    g = HoldemEndgame(board, ["TT+,A9s+,KJo+,QTs+,98s,76s,54s", "77+,A5s+,KTo+,QJs,JTs,T8s+"], pot=800,
+                      stack=2400, bet_sizes=SIZES, raise_cap=1)
+    ctx = DecisionContext(g)
+    reach = np.ones((2, g.tree.n_nodes, g.max_hands))
+    X = node_features(g, ctx, np.array([0]), reach)[0]            # the root: player 1's starting range
+    got = design_matrix(X, 5, False)[:, BLUFF]
+    p = int(ctx.player[0])
+    hp = g.num_hands[p]
+    w = g.prior[p, :hp]
+    pct = range_percentile(g, p, w)
+    strength = combo_strengths(g.boards[0]).astype(np.int64)
+    live = np.array([not (set(c.tolist()) & set(int(x) for x in g.boards[0])) for c in COMBO_CARDS])
+    uni = np.empty(hp)
+    for i, c in enumerate(g.combos[p][:hp]):
+        other = live & ~np.isin(COMBO_CARDS, COMBO_CARDS[c]).any(axis=1)
+        s = strength[c]
+        uni[i] = ((strength[other] < s).sum() + 0.5 * (strength[other] == s).sum()) / other.sum()
+    share = w[uni >= STRONG_EQUITY].sum() / w.sum()
+    assert 0 < share < 1
+    assert np.allclose(got, pct / share, atol=1e-9)
+
+
+def test_the_quantity_has_phrases_and_round_thresholds_on_every_street():
+    for qs in (QUANTITIES, FLOP_QUANTITIES):
+        q = next(q for q in qs if q.name == "bluff_ratio")
+        assert "{t}" in q.above and "{t}" in q.at_most
+        assert "weakest" in q.at_most and "strong hand" in q.at_most
+    grid = feature_grid("bluff_ratio")
+    assert 0.5 in grid and 1.0 in grid and all(is_round(t, "scale") for t in grid)
+    assert "bluff_ratio" not in DEFAULT_CARD_FEATURES       # an option: the shipped cards' run keys are unchanged
+
+
+def test_a_card_that_tests_the_bluff_ratio_plays_the_rules_it_prints():
+    games, sols = [], []
+    for board, r1, r2, pot, stack in (("Ks7d2c9hTs", "TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+", 800, 2400),
+                                      ("2h5d8cJsQh", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 3000)):
+        g = HoldemEndgame(board, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
+        games.append(g)
+        sols.append(solve_endgame(g, "dcfr", iterations=150).result.policy.probs)
+    rows = concat_rows(decision_rows(g, p, ranges="own") for g, p in zip(games, sols))
+    config = CardConfig(max_leaves=10, n_samples=20_000, min_leaf_share=0.01, features=("bluff_ratio", "equity"))
+    tree, Z, Y = grow_card_tree(rows, config)
+    assert BLUFF in set(tree.feature[tree.feature >= 0].tolist())      # the tree splits on it
+    card, policy, _ = fit_card(tree, 8, Z, Y, games, config, iterations=20, ranges="own")
+    text = card.to_markdown()
+    assert "for each strong hand in your range" in text
+    # each decision reads the rule its bluff ratio (computed from its features) selects
+    assert isinstance(policy, CardPolicy)
+    Zr = design_matrix(rows.X[:500], 5, False)
+    idx = card.rule_index(Zr, CARD_FEATURES)
+    key, ids = policy.leaf_ids(5, False, 0, rows.X[:500])
+    assert np.array_equal(ids, idx)
+
+
+def _rule_cards_module():
+    path = Path(__file__).resolve().parents[3] / "scripts" / "rule_cards.py"
+    spec = importlib.util.spec_from_file_location("rule_cards_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_features_option_adds_to_the_default_or_names_them_all():
+    f = _rule_cards_module()._features
+    assert f(None) is None and f([]) is None
+    assert f(["+bluff_ratio"]) == DEFAULT_CARD_FEATURES + ("bluff_ratio",)
+    assert f(["equity", "bluff_ratio"]) == ("equity", "bluff_ratio")
+    with pytest.raises(ValueError, match="plain-language phrase"):
+        grow_card_tree(None, CardConfig(features=("nonsense",)))
