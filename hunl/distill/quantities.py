@@ -27,14 +27,17 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 #: share of the player's own range its hand beats over the share of its own range that is strong (a hand with
 #: ``bluff_ratio <= 0.5`` is among the weakest hands of the range, one for every two strong hands: the bluff-to-value
 #: ratio of a pot-sized bet, for which a bettor bluffs ``b / (1 + b)`` hands for every value hand, Chen & Ankenman
-#: 2006, Chapter 11); :data:`BLUFF_RATIO_CAP` where the range holds no strong hand.
-DERIVED_FEATURES = ("bluff_ratio",)
+#: 2006, Chapter 11); :data:`BLUFF_RATIO_CAP` where the range holds no strong hand. ``beaten_ratio``, the share of
+#: the opponent's range that beats the hand over the opponent's strong share (at most 1: the hand loses only to as
+#: many hands as the opponent has strong ones, a bluff catcher); the same cap where the opponent has no strong hand.
+DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio")
 #: ``bluff_ratio`` of a hand whose range holds no strong hand (above every threshold of its grid).
 BLUFF_RATIO_CAP = 1e6
 #: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, the
 #: :data:`DERIVED_FEATURES`, then ``facing`` and ``street``.
 CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
 _PCT, _OWN_STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
+_EQUITY, _OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
 
 
 def _decile_phrase(k: int, card: str = "river") -> str:
@@ -81,11 +84,15 @@ def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
         Quantity("range_equity", "share", "your range beats more than {t} of the opponent's range",
                  "your range beats at most {t} of the opponent's range", "range against range",
                  "your range beats between {lo} and {hi} of the opponent's range"),
-        Quantity("bluff_ratio", "scale", "more than {t} of your hands are weaker than yours for each strong hand "
-                 "in your range", "your hand is among your weakest hands, {t} for each strong hand in your range",
+        Quantity("beaten_ratio", "scale", "the opponent's hands that beat yours are more than {t} times its strong "
+                 "hands", "the opponent's hands that beat yours are at most {t} times its strong hands",
+                 "share of the opponent's range beating you over its strong share",
+                 "the opponent's hands that beat yours are more than {lo} and at most {hi} times its strong hands"),
+        Quantity("bluff_ratio", "scale", "your hand is above your weakest hands, {t} for each strong hand in your "
+                 "range", "your hand is among your weakest hands, {t} for each strong hand in your range",
                  "own-range share beaten over your strong share",
-                 "more than {lo} and at most {hi} of your hands are weaker than yours for each strong hand in your "
-                 "range"),
+                 "your hand is above your weakest hands, {lo} for each strong hand in your range, but among the "
+                 "weakest, {hi} for each"),
     ]
     for k in range(1, 11):
         where = _decile_phrase(k, next_card)
@@ -114,7 +121,7 @@ def feature_grid(name: str) -> np.ndarray | None:
         return scale_grid(0.25, 10.0)
     if name == "spr":
         return scale_grid(0.1, 50.0)
-    if name == "bluff_ratio":
+    if name in ("bluff_ratio", "beaten_ratio"):
         return scale_grid(0.1, 5.0)
     if kind == "count":
         return count_grid(3)
@@ -124,11 +131,12 @@ def feature_grid(name: str) -> np.ndarray | None:
 def derive_features(Z: np.ndarray) -> np.ndarray:
     """Fill the :data:`DERIVED_FEATURES` columns of a card design matrix ``Z`` (shape ``(m, len(CARD_FEATURES))``,
     float64) from its decision-feature columns, in place; returns ``Z``."""
-    pct, strong = Z[:, _PCT], Z[:, _OWN_STRONG]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = np.where(strong > 0, pct / np.where(strong > 0, strong, 1.0), BLUFF_RATIO_CAP)
-    Z[:, CARD_FEATURES.index("bluff_ratio")] = np.where(np.isnan(pct) | np.isnan(strong), np.nan,
-                                                        np.minimum(ratio, BLUFF_RATIO_CAP))
+    for name, num, strong in (("bluff_ratio", Z[:, _PCT], Z[:, _OWN_STRONG]),
+                              ("beaten_ratio", 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG])):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), BLUFF_RATIO_CAP)
+        Z[:, CARD_FEATURES.index(name)] = np.where(np.isnan(num) | np.isnan(strong), np.nan,
+                                                   np.minimum(ratio, BLUFF_RATIO_CAP))
     return Z
 
 

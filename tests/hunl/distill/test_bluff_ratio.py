@@ -1,4 +1,5 @@
-"""The card quantity ``bluff_ratio``: the own-range share a hand beats over the own range's strong share."""
+"""The derived card quantities: ``bluff_ratio`` (the own-range share a hand beats over the own range's strong share)
+and ``beaten_ratio`` (the opponent's share beating the hand over the opponent's strong share)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ from hunl.solver.tree import BetSizes
 from rulelearn.rules.plain import is_round
 from tests.hunl.distill.brute_force import range_percentile
 
-BLUFF = CARD_FEATURES.index("bluff_ratio")
+BLUFF, BEATEN = CARD_FEATURES.index("bluff_ratio"), CARD_FEATURES.index("beaten_ratio")
 PCT, STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
+EQ, OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 
 
@@ -39,12 +41,14 @@ SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
 @given(st.lists(st.tuples(st.one_of(st.just(np.nan), st.floats(0, 1)), st.one_of(st.just(np.nan), st.just(0.0),
                                                                                   st.floats(0, 1))),
                 min_size=1, max_size=30))
-def test_bluff_ratio_is_the_share_beaten_over_the_strong_share(pairs):
+def test_the_ratios_are_a_share_over_a_strong_share(pairs):
     pct, strong = np.array(pairs, dtype=np.float64).T
     X = np.full((pct.size, len(TURN_FEATURES)), 0.3)
     X[:, PCT], X[:, STRONG] = pct, strong
-    got = design_matrix(X, 5, False)[:, BLUFF]
-    for p, s, g in zip(pct, strong, got):
+    X[:, EQ], X[:, OPP_STRONG] = 1.0 - pct[::-1], strong[::-1]
+    Z = design_matrix(X, 5, False)
+    for (p, s), g in zip(list(zip(pct, strong)) + list(zip(1.0 - X[:, EQ], X[:, OPP_STRONG])),
+                         np.concatenate([Z[:, BLUFF], Z[:, BEATEN]])):
         if np.isnan(p) or np.isnan(s):
             assert np.isnan(g)
         elif s == 0:
@@ -56,44 +60,63 @@ def test_bluff_ratio_is_the_share_beaten_over_the_strong_share(pairs):
     from hunl.distill.cards import _design_of
 
     grown = _design_of(X.astype(np.float32), np.zeros(pct.size, bool), np.full(pct.size, 5))
-    assert np.allclose(grown[:, BLUFF], derive_features(design_matrix(X.astype(np.float32), 5, False))[:, BLUFF],
-                       equal_nan=True)
+    again = derive_features(design_matrix(X.astype(np.float32), 5, False))
+    assert np.allclose(grown[:, [BLUFF, BEATEN]], again[:, [BLUFF, BEATEN]], equal_nan=True)
 
 
-def test_bluff_ratio_of_a_river_range_by_pairwise_showdowns():
+def test_the_ratios_of_river_ranges_by_pairwise_showdowns():
     """Against an independent count: each hand's share of its range beaten (pair by pair) over the share of the
-    range whose hands beat at least 80% of all hands (pair by pair against every combo)."""
+    range whose hands beat at least 80% of all hands (pair by pair against every combo); and the share of the
+    opponent's range that beats it over the opponent's strong share."""
     board = "Ks7d2c9hTs"
     g = HoldemEndgame(board, ["TT+,A9s+,KJo+,QTs+,98s,76s,54s", "77+,A5s+,KTo+,QJs,JTs,T8s+"], pot=800,
                       stack=2400, bet_sizes=SIZES, raise_cap=1)
     ctx = DecisionContext(g)
     reach = np.ones((2, g.tree.n_nodes, g.max_hands))
     X = node_features(g, ctx, np.array([0]), reach)[0]            # the root: player 1's starting range
-    got = design_matrix(X, 5, False)[:, BLUFF]
+    Z = design_matrix(X, 5, False)
+    got = Z[:, BLUFF]
     p = int(ctx.player[0])
     hp = g.num_hands[p]
     w = g.prior[p, :hp]
     pct = range_percentile(g, p, w)
     strength = combo_strengths(g.boards[0]).astype(np.int64)
     live = np.array([not (set(c.tolist()) & set(int(x) for x in g.boards[0])) for c in COMBO_CARDS])
-    uni = np.empty(hp)
-    for i, c in enumerate(g.combos[p][:hp]):
-        other = live & ~np.isin(COMBO_CARDS, COMBO_CARDS[c]).any(axis=1)
-        s = strength[c]
-        uni[i] = ((strength[other] < s).sum() + 0.5 * (strength[other] == s).sum()) / other.sum()
-    share = w[uni >= STRONG_EQUITY].sum() / w.sum()
+
+    def uniform_strength(player):
+        out = np.empty(g.num_hands[player])
+        for i, c in enumerate(g.combos[player][:g.num_hands[player]]):
+            other = live & ~np.isin(COMBO_CARDS, COMBO_CARDS[c]).any(axis=1)
+            s = strength[c]
+            out[i] = ((strength[other] < s).sum() + 0.5 * (strength[other] == s).sum()) / other.sum()
+        return out
+
+    share = w[uniform_strength(p) >= STRONG_EQUITY].sum() / w.sum()
     assert 0 < share < 1
     assert np.allclose(got, pct / share, atol=1e-9)
+    # the opponent's side: pairwise showdowns against its starting range
+    o, ho = 1 - p, g.num_hands[1 - p]
+    wo = g.prior[o, :ho]
+    opp_share = wo[uniform_strength(o) >= STRONG_EQUITY].sum() / wo.sum()
+    cards_o = [set(COMBO_CARDS[c].tolist()) for c in g.combos[o][:ho]]
+    for i, c in enumerate(g.combos[p][:hp]):
+        mine = set(COMBO_CARDS[c].tolist())
+        ok = np.array([not (mine & co) for co in cards_o])
+        so = strength[g.combos[o][:ho]]
+        beaten = (wo * ok * ((so > strength[c]) + 0.5 * (so == strength[c]))).sum() / (wo * ok).sum()
+        assert Z[i, BEATEN] == pytest.approx(beaten / opp_share, abs=1e-9)
 
 
-def test_the_quantity_has_phrases_and_round_thresholds_on_every_street():
+def test_the_quantities_have_phrases_and_round_thresholds_on_every_street():
     for qs in (QUANTITIES, FLOP_QUANTITIES):
-        q = next(q for q in qs if q.name == "bluff_ratio")
-        assert "{t}" in q.above and "{t}" in q.at_most
-        assert "weakest" in q.at_most and "strong hand" in q.at_most
-    grid = feature_grid("bluff_ratio")
-    assert 0.5 in grid and 1.0 in grid and all(is_round(t, "scale") for t in grid)
-    assert "bluff_ratio" not in DEFAULT_CARD_FEATURES       # an option: the shipped cards' run keys are unchanged
+        for name, words in (("bluff_ratio", "weakest"), ("beaten_ratio", "beat yours")):
+            q = next(q for q in qs if q.name == name)
+            assert "{t}" in q.above and "{t}" in q.at_most
+            assert words in q.at_most and "strong" in q.at_most
+    for name in ("bluff_ratio", "beaten_ratio"):
+        grid = feature_grid(name)
+        assert 0.5 in grid and 1.0 in grid and all(is_round(t, "scale") for t in grid)
+        assert name not in DEFAULT_CARD_FEATURES       # options: the shipped cards' run keys are unchanged
 
 
 def test_a_card_that_tests_the_bluff_ratio_plays_the_rules_it_prints():
