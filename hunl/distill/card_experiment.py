@@ -41,10 +41,14 @@ from hunl.distill.decisions import DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
 from hunl.distill.policy import DistilledPolicy, concat_rows
+from hunl.distill.quantities import QUANTITIES
 from rulelearn.data.database import SolutionDatabase
 from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import CardCost, RuleCard
 from rulelearn.rules.conditions import extract_rules
+
+#: The phrases of the quantities, by name: a cached card is printed in the current words (they are not results).
+_PHRASES = {q.name: q for q in QUANTITIES}
 
 __all__ = ["CardJob", "card_cost", "policy_conditions", "run_cards", "split_endgames"]
 
@@ -298,9 +302,10 @@ def run_cards(job: CardJob) -> int:
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
-            if cards[n].title != job.title:        # a cache of a run under another title (not in the key)
-                c = cards[n]
-                cards[n] = RuleCard(job.title, c.sections, c.quantities, c.cost, c.notes, c.meta)
+            c = cards[n]
+            words = tuple(_PHRASES.get(q.name, q) for q in c.quantities)
+            if c.title != job.title or words != c.quantities:   # a cache under another title or older phrases
+                cards[n] = RuleCard(job.title, c.sections, words, c.cost, c.notes, c.meta)
             wording = _by_db_measure(measure, rec.get("by_db", ()))
             if cards[n].cost is not None and cards[n].cost.measure != wording:    # a cache of an older wording
                 c = cards[n]
