@@ -2,7 +2,8 @@
 """Seconds to play a HUNL rule card in one endgame, on the starting ranges and on the player's own range.
 
 :func:`hunl.distill.policy.play` of the shipped river cards (``docs/cards/river.json``: starting ranges;
-``docs/cards/river-own.json``: ``ranges="own"``) in random river endgames (:meth:`hunl.distill.sampler.EndgameSampler`
+``docs/cards/river-own.json``: ``ranges="own"``; ``docs/cards/river-own-bluff.json``: the same with the derived
+quantity ``bluff_ratio``) in random river endgames (:meth:`hunl.distill.sampler.EndgameSampler`
 defaults), random turn endgames (``EndgameSampler.turn(max_combos=150)``, the turn database's sampler) and random
 flop endgames (``EndgameSampler.flop(max_combos=100)``, those of ``rule_cards.py flop``; ``--flop-games``), one
 process, one numba thread: a starting-range card computes each board's features once for all its nodes; an
@@ -30,7 +31,8 @@ from rulelearn.report.docblocks import cpu_model, write_section
 START, END = "<!-- bench_hunl_cards:start -->", "<!-- bench_hunl_cards:end -->"
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS_MD = ROOT / "docs" / "BENCHMARKS.md"
-CARDS = {"starting ranges (river.json)": "river.json", "own range (river-own.json)": "river-own.json"}
+CARDS = {"starting ranges (river.json)": "river.json", "own range (river-own.json)": "river-own.json",
+         "own range, bluffs against value (river-own-bluff.json)": "river-own-bluff.json"}
 
 
 def run(games: int, seed: int, flop_games: int = 2) -> dict:
