@@ -239,10 +239,15 @@ def run_cards(job: CardJob) -> int:
     Raises
     ------
     ValueError
-        If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`.
+        If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`, or ``job.features`` names a
+        quantity without a phrase.
     """
     if job.ranges not in CARD_RANGES:
         raise ValueError(f"ranges must be one of {CARD_RANGES}, got {job.ranges!r}")
+    unknown = [f for f in (job.features or ()) if f not in _PHRASES]
+    if job.features is not None and (unknown or not job.features):
+        raise ValueError(f"features must name quantities with a plain-language phrase "
+                         f"(hunl.distill.quantities.QUANTITIES), got unknown {unknown or 'none at all'}")
     t0 = time.perf_counter()
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,11 @@ the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`), or f
 player's own range at the decision (the hands it would have played the same way on this street) beside the
 opponent's starting range (:func:`hunl.distill.cards.card_ranges`).
 
+The *derived* quantities (:data:`DERIVED_FEATURES`: ``bluff_ratio``, ``beaten_ratio``) are ratios of the
+decision features, computed in the card's design matrix (:func:`derive_features`), so decision rows stored before
+them serve cards that test them. A card tests them only when asked (``CardConfig.features``,
+``rule_cards.py hunl --features +bluff_ratio``).
+
 The *section* features say which part of the card a decision reads: ``street`` (4 turn, 5 river), ``in_position``
 and ``facing`` (1 when facing a bet). They are not conditions of the rules (:data:`SECTION_FEATURES`).
 """
@@ -19,7 +24,7 @@ from hunl.distill.decisions import TURN_FEATURES
 from rulelearn.rules.cards import Quantity
 from rulelearn.rules.plain import count_grid, grid_for, scale_grid
 
-__all__ = ["BLUFF_RATIO_CAP", "CARD_FEATURES", "DERIVED_FEATURES", "derive_features", "FLOP_QUANTITIES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
+__all__ = ["RATIO_CAP", "CARD_FEATURES", "DERIVED_FEATURES", "derive_features", "FLOP_QUANTITIES", "QUANTITIES", "SECTION_FEATURES", "design_matrix", "feature_grid", "section_title"]
 
 #: Features naming the section of the card, not counted as conditions.
 SECTION_FEATURES = ("street", "in_position", "facing")
@@ -27,12 +32,12 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 #: share of the player's own range its hand beats over the share of its own range that is strong (a hand with
 #: ``bluff_ratio <= 0.5`` is among the weakest hands of the range, one for every two strong hands: the bluff-to-value
 #: ratio of a pot-sized bet, for which a bettor bluffs ``b / (1 + b)`` hands for every value hand, Chen & Ankenman
-#: 2006, Chapter 11); :data:`BLUFF_RATIO_CAP` where the range holds no strong hand. ``beaten_ratio``, the share of
+#: 2006, Chapter 11); :data:`RATIO_CAP` where the range holds no strong hand. ``beaten_ratio``, the share of
 #: the opponent's range that beats the hand over the opponent's strong share (at most 1: the hand loses only to as
 #: many hands as the opponent has strong ones, a bluff catcher); the same cap where the opponent has no strong hand.
 DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio")
-#: ``bluff_ratio`` of a hand whose range holds no strong hand (above every threshold of its grid).
-BLUFF_RATIO_CAP = 1e6
+#: A derived ratio where its denominator (a strong share) is 0 (above every threshold of its grid).
+RATIO_CAP = 1e6
 #: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, the
 #: :data:`DERIVED_FEATURES`, then ``facing`` and ``street``.
 CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
@@ -129,14 +134,29 @@ def feature_grid(name: str) -> np.ndarray | None:
 
 
 def derive_features(Z: np.ndarray) -> np.ndarray:
-    """Fill the :data:`DERIVED_FEATURES` columns of a card design matrix ``Z`` (shape ``(m, len(CARD_FEATURES))``,
-    float64) from its decision-feature columns, in place; returns ``Z``."""
+    """Fill the :data:`DERIVED_FEATURES` columns of a card design matrix from its decision-feature columns.
+
+    ``bluff_ratio = percentile / own_strong`` and ``beaten_ratio = (1 - equity) / opp_strong``: shares of a range
+    over strong shares (ratios, unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is
+    NaN. The bluff-to-value ratio they express is that of Chen & Ankenman (2006), *The Mathematics of Poker*,
+    Chapter 11 (a bet of ``b`` pots is balanced by ``b / (1 + b)`` bluffs per value bet).
+
+    Parameters
+    ----------
+    Z : numpy.ndarray of float64, shape ``(m, len(CARD_FEATURES))``
+        Columns in :data:`CARD_FEATURES` order; its derived columns are overwritten in place.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``Z`` itself.
+    """
     for name, num, strong in (("bluff_ratio", Z[:, _PCT], Z[:, _OWN_STRONG]),
                               ("beaten_ratio", 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG])):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), BLUFF_RATIO_CAP)
+            ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), RATIO_CAP)
         Z[:, CARD_FEATURES.index(name)] = np.where(np.isnan(num) | np.isnan(strong), np.nan,
-                                                   np.minimum(ratio, BLUFF_RATIO_CAP))
+                                                   np.minimum(ratio, RATIO_CAP))
     return Z
 
 

@@ -15,10 +15,10 @@ from hunl.distill.cards import DEFAULT_CARD_FEATURES, CardConfig, CardPolicy, fi
 from hunl.distill.decisions import STRONG_EQUITY, TURN_FEATURES, DecisionContext, decision_rows, node_features
 from hunl.distill.policy import concat_rows
 from hunl.distill.quantities import (
-    BLUFF_RATIO_CAP,
     CARD_FEATURES,
     FLOP_QUANTITIES,
     QUANTITIES,
+    RATIO_CAP,
     derive_features,
     design_matrix,
     feature_grid,
@@ -52,10 +52,10 @@ def test_the_ratios_are_a_share_over_a_strong_share(pairs):
         if np.isnan(p) or np.isnan(s):
             assert np.isnan(g)
         elif s == 0:
-            assert g == BLUFF_RATIO_CAP
+            assert g == RATIO_CAP
         else:
             with np.errstate(over="ignore"):
-                assert g == pytest.approx(min(p / s, BLUFF_RATIO_CAP), rel=1e-12)
+                assert g == pytest.approx(min(p / s, RATIO_CAP), rel=1e-12)
     # the design of card growth computes the same column
     from hunl.distill.cards import _design_of
 
@@ -156,3 +156,12 @@ def test_the_features_option_adds_to_the_default_or_names_them_all():
     assert f(["equity", "bluff_ratio"]) == ("equity", "bluff_ratio")
     with pytest.raises(ValueError, match="plain-language phrase"):
         grow_card_tree(None, CardConfig(features=("nonsense",)))
+
+
+def test_a_card_run_refuses_unknown_features_before_any_work(tmp_path):
+    from hunl.distill.card_experiment import CardJob, run_cards
+
+    for bad in (("bluff_ratio", "nonsense"), ()):
+        with pytest.raises(ValueError, match="features must name quantities"):
+            run_cards(CardJob(dbs=(str(tmp_path / "missing"),), features=bad, out=str(tmp_path / "out")))
+    assert not (tmp_path / "out").exists()
