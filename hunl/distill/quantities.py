@@ -35,7 +35,10 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 #: 2006, Chapter 11); :data:`RATIO_CAP` where the range holds no strong hand. ``beaten_ratio``, the share of
 #: the opponent's range that beats the hand over the opponent's strong share (at most 1: the hand loses only to as
 #: many hands as the opponent has strong ones, a bluff catcher); the same cap where the opponent has no strong hand.
-DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio")
+#: ``defend_ratio``, facing a bet of ``b`` pots, the share of the player's own range that beats the hand over the
+#: minimum-defence share ``1 / (1 + b)`` (at most 1: the hand is among the hands that must continue so that a pure
+#: bluff does not profit; NaN when not facing a bet).
+DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio", "defend_ratio")
 #: A derived ratio where its denominator (a strong share) is 0 (above every threshold of its grid).
 RATIO_CAP = 1e6
 #: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, the
@@ -43,6 +46,7 @@ RATIO_CAP = 1e6
 CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
 _PCT, _OWN_STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
 _EQUITY, _OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
+_BET = TURN_FEATURES.index("facing_bet")
 
 
 def _decile_phrase(k: int, card: str = "river") -> str:
@@ -93,6 +97,11 @@ def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
                  "hands", "the opponent's hands that beat yours are at most {t} times its strong hands",
                  "share of the opponent's range beating you over its strong share",
                  "the opponent's hands that beat yours are more than {lo} and at most {hi} times its strong hands"),
+        Quantity("defend_ratio", "scale", "more than {t} times the minimum-defence share 1/(1+b) of your own range "
+                 "beats your hand", "at most {t} times the minimum-defence share 1/(1+b) of your own range beats "
+                 "your hand", "own-range share beating you over 1/(1+b)",
+                 "more than {lo} and at most {hi} times the minimum-defence share 1/(1+b) of your own range beats "
+                 "your hand"),
         Quantity("bluff_ratio", "scale", "your hand is above your weakest hands, {t} for each strong hand in your "
                  "range", "your hand is among your weakest hands, {t} for each strong hand in your range",
                  "own-range share beaten over your strong share",
@@ -126,7 +135,7 @@ def feature_grid(name: str) -> np.ndarray | None:
         return scale_grid(0.25, 10.0)
     if name == "spr":
         return scale_grid(0.1, 50.0)
-    if name in ("bluff_ratio", "beaten_ratio"):
+    if name in DERIVED_FEATURES:
         return scale_grid(0.1, 5.0)
     if kind == "count":
         return count_grid(3)
@@ -157,6 +166,8 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
             ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), RATIO_CAP)
         Z[:, CARD_FEATURES.index(name)] = np.where(np.isnan(num) | np.isnan(strong), np.nan,
                                                    np.minimum(ratio, RATIO_CAP))
+    b = Z[:, _BET]
+    Z[:, CARD_FEATURES.index("defend_ratio")] = np.where(b > 0, (1.0 - Z[:, _PCT]) * (1.0 + b), np.nan)
     return Z
 
 

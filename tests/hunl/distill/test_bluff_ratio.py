@@ -32,6 +32,7 @@ from rulelearn.rules.plain import is_round
 from tests.hunl.distill.brute_force import range_percentile
 
 BLUFF, BEATEN = CARD_FEATURES.index("bluff_ratio"), CARD_FEATURES.index("beaten_ratio")
+DEFEND, BET = CARD_FEATURES.index("defend_ratio"), TURN_FEATURES.index("facing_bet")
 PCT, STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
 EQ, OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
@@ -56,12 +57,18 @@ def test_the_ratios_are_a_share_over_a_strong_share(pairs):
         else:
             with np.errstate(over="ignore"):
                 assert g == pytest.approx(min(p / s, RATIO_CAP), rel=1e-12)
-    # the design of card growth computes the same column
+    # defend_ratio: the own-range share beating the hand over 1/(1+b), facing a bet of b pots only
+    X[:, BET] = np.arange(pct.size) % 3 * 0.75
+    Z = design_matrix(X, 5, True)
+    want = np.where(X[:, BET] > 0, (1.0 - pct) * (1.0 + X[:, BET]), np.nan)
+    assert np.allclose(Z[:, DEFEND], want, rtol=1e-12, equal_nan=True)
+    assert np.all(np.isnan(Z[X[:, BET] == 0, DEFEND]))
+    # the design of card growth computes the same columns
     from hunl.distill.cards import _design_of
 
-    grown = _design_of(X.astype(np.float32), np.zeros(pct.size, bool), np.full(pct.size, 5))
     again = derive_features(design_matrix(X.astype(np.float32), 5, False))
-    assert np.allclose(grown[:, [BLUFF, BEATEN]], again[:, [BLUFF, BEATEN]], equal_nan=True)
+    grown = _design_of(X.astype(np.float32), np.zeros(pct.size, bool), np.full(pct.size, 5))
+    assert np.allclose(grown[:, [BLUFF, BEATEN, DEFEND]], again[:, [BLUFF, BEATEN, DEFEND]], equal_nan=True)
 
 
 def test_the_ratios_of_river_ranges_by_pairwise_showdowns():
@@ -109,11 +116,12 @@ def test_the_ratios_of_river_ranges_by_pairwise_showdowns():
 
 def test_the_quantities_have_phrases_and_round_thresholds_on_every_street():
     for qs in (QUANTITIES, FLOP_QUANTITIES):
-        for name, words in (("bluff_ratio", "weakest"), ("beaten_ratio", "beat yours")):
+        for name, words in (("bluff_ratio", "weakest"), ("beaten_ratio", "beat yours"),
+                            ("defend_ratio", "minimum-defence")):
             q = next(q for q in qs if q.name == name)
             assert "{t}" in q.above and "{t}" in q.at_most
-            assert words in q.at_most and "strong" in q.at_most
-    for name in ("bluff_ratio", "beaten_ratio"):
+            assert words in q.at_most and ("strong" in q.at_most or "1/(1+b)" in q.at_most)
+    for name in ("bluff_ratio", "beaten_ratio", "defend_ratio"):
         grid = feature_grid(name)
         assert 0.5 in grid and 1.0 in grid and all(is_round(t, "scale") for t in grid)
         assert name not in DEFAULT_CARD_FEATURES       # options: the shipped cards' run keys are unchanged
