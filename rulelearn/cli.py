@@ -128,8 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
     rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
-                       help="print rule cards instead: betgame, river, river-own, river-deep, river-all, "
-                            "river-all-own, turn, turn-own, flop, flop-own (any docs/cards/<name>.json) or a card JSON file")
+                       help=f"print rule cards instead: {', '.join(CARD_FILES)} (any docs/cards/<name>.json) or a "
+                            "card JSON file")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():

@@ -7,7 +7,7 @@ the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`), or f
 player's own range at the decision (the hands it would have played the same way on this street) beside the
 opponent's starting range (:func:`hunl.distill.cards.card_ranges`).
 
-The *derived* quantities (:data:`DERIVED_FEATURES`: ``bluff_ratio``, ``beaten_ratio``) are ratios of the
+The *derived* quantities (:data:`DERIVED_FEATURES`: ``bluff_ratio``, ``beaten_ratio``, ``defend_ratio``) are ratios of the
 decision features, computed in the card's design matrix (:func:`derive_features`), so decision rows stored before
 them serve cards that test them. A card tests them only when asked (``CardConfig.features``,
 ``rule_cards.py hunl --features +bluff_ratio``).
@@ -47,6 +47,7 @@ CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
 _PCT, _OWN_STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
 _EQUITY, _OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
 _BET = TURN_FEATURES.index("facing_bet")
+_BLUFF, _BEATEN, _DEFEND = (CARD_FEATURES.index(f) for f in DERIVED_FEATURES)
 
 
 def _decile_phrase(k: int, card: str = "river") -> str:
@@ -147,8 +148,10 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
 
     ``bluff_ratio = percentile / own_strong`` and ``beaten_ratio = (1 - equity) / opp_strong``: shares of a range
     over strong shares (ratios, unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is
-    NaN. The bluff-to-value ratio they express is that of Chen & Ankenman (2006), *The Mathematics of Poker*,
-    Chapter 11 (a bet of ``b`` pots is balanced by ``b / (1 + b)`` bluffs per value bet).
+    NaN. ``defend_ratio = (1 - percentile) * (1 + facing_bet)``: the own-range share beating the hand over the
+    minimum-defence share ``1 / (1 + b)``, NaN when not facing a bet. The bluff-to-value ratio and the minimum
+    defence they express are those of Chen & Ankenman (2006), *The Mathematics of Poker*, Chapter 11 (a bet of
+    ``b`` pots is balanced by ``b / (1 + b)`` bluffs per value bet).
 
     Parameters
     ----------
@@ -160,14 +163,13 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``Z`` itself.
     """
-    for name, num, strong in (("bluff_ratio", Z[:, _PCT], Z[:, _OWN_STRONG]),
-                              ("beaten_ratio", 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG])):
+    for col, num, strong in ((_BLUFF, Z[:, _PCT], Z[:, _OWN_STRONG]),
+                             (_BEATEN, 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG])):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), RATIO_CAP)
-        Z[:, CARD_FEATURES.index(name)] = np.where(np.isnan(num) | np.isnan(strong), np.nan,
-                                                   np.minimum(ratio, RATIO_CAP))
+        Z[:, col] = np.where(np.isnan(num) | np.isnan(strong), np.nan, np.minimum(ratio, RATIO_CAP))
     b = Z[:, _BET]
-    Z[:, CARD_FEATURES.index("defend_ratio")] = np.where(b > 0, (1.0 - Z[:, _PCT]) * (1.0 + b), np.nan)
+    Z[:, _DEFEND] = np.where(b > 0, (1.0 - Z[:, _PCT]) * (1.0 + b), np.nan)
     return Z
 
 
