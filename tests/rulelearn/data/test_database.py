@@ -66,6 +66,11 @@ def test_generate_load_and_reuse(tmp_path):
     assert list(some["game_id"]) == [2, 3, 17, 33]
     assert np.array_equal(some["strategy"], db.load()["strategy"][[2, 3, 17, 33]])
     assert "probs" not in some and "probs" in db.column_names()
+    # each shard read is cut to the chosen rows at once (a turn database's strategies are 22 MB a game)
+    tables, paths = db._read_tables(20, ["game_id", "verified", "strategy"], ids=np.array([2, 3, 17, 33]))
+    assert [t.num_rows for t in tables] == [2, 1] and len(paths) == 2
+    assert [t.column("game_id").to_pylist() for t in tables] == [[2, 3], [17]]
+    assert sum(t.num_rows for t in db._read_tables(20, ["game_id", "verified"])[0]) == 20
     bad = tmp_path / "db" / db.shards()[-1][2].name  # a corrupt shard no chosen id lives in is not read
     bad.write_bytes(b"junk")
     assert list(db.load(ids=[0, 9])["game_id"]) == [0, 9]
