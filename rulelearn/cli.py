@@ -77,8 +77,8 @@ def cmd_rules(args) -> int:
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
 CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-own", "river-own-bluff",
-                                                            "river-deep", "river-all",
-                                                            "river-all-own", "turn", "turn-own", "flop",
+                                                            "river-deep", "river-all", "river-all-own",
+                                                            "river-all-own-bluff", "turn", "turn-own", "flop",
                                                             "flop-own")}
 
 

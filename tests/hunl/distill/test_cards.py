@@ -466,8 +466,8 @@ def test_card_floor_is_at_most_the_printed_cost_and_matches_a_re_measurement(set
         card_floor(card, g, iterations=0)
 
 
-@pytest.mark.parametrize("name", ["river", "river-own", "river-own-bluff", "river-deep", "river-all", "river-all-own", "turn", "turn-own",
-                                  "flop", "flop-own"])
+@pytest.mark.parametrize("name", ["river", "river-own", "river-own-bluff", "river-deep", "river-all", "river-all-own",
+                                  "river-all-own-bluff", "turn", "turn-own", "flop", "flop-own"])
 def test_shipped_hunl_cards_are_short_round_and_plain(name):
     """The cards in docs/cards (rulelearn rules --card NAME): at most 20 rules of at most 3 conditions, every
     threshold on its quantity's round grid, every feature a named quantity with a phrase (no raw feature name
