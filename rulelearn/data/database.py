@@ -466,8 +466,10 @@ class SolutionDatabase(ShardDirectory):
             keep &= np.isin(out["game_id"], wanted)
         if verified_only:
             keep &= out["verified"].astype(bool)
-        order = np.argsort(out["game_id"][keep], kind="stable")
-        return {k: v[keep][order] for k, v in out.items()}
+        if keep.all() and np.all(np.diff(out["game_id"]) > 0):   # the usual case: no copy of GBs of strategies
+            return out
+        order = np.flatnonzero(keep)[np.argsort(out["game_id"][keep], kind="stable")]
+        return {k: v[order] for k, v in out.items()}
 
     def to_pandas(self, n_games: int | None = None):
         """The database as a :class:`pandas.DataFrame` (array columns as lists), one row per game, shards checked.

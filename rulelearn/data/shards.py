@@ -140,17 +140,37 @@ def _to_table(columns: dict[str, np.ndarray]) -> pa.Table:
 
 
 def column_to_numpy(table: pa.Table, name: str) -> np.ndarray:
+    """Column ``name`` of ``table`` as one array of shape ``(rows, ...)`` (an array column with the shape stored in
+    its field's metadata), copied chunk by chunk into the result: no combined Arrow copy of a column of many
+    shards (GBs for turn endgames' strategies)."""
     field_ = table.schema.field(name)
-    col = table.column(name).combine_chunks()
-    if pa.types.is_fixed_size_list(field_.type):
-        shape = tuple(json.loads(field_.metadata[b"shape"]))
-        return col.flatten().to_numpy(zero_copy_only=False).reshape((len(col),) + shape)
-    return col.to_numpy(zero_copy_only=False)
+    chunks = table.column(name).chunks
+    if not pa.types.is_fixed_size_list(field_.type):
+        return table.column(name).to_numpy()
+    shape = tuple(json.loads(field_.metadata[b"shape"]))
+    dtype = field_.type.value_type.to_pandas_dtype()
+    out = np.empty((table.num_rows,) + shape, dtype=dtype)
+    at = 0
+    for chunk in chunks:
+        n = len(chunk)
+        if n:
+            out[at:at + n] = chunk.flatten().to_numpy(zero_copy_only=False).reshape((n,) + shape)
+        at += n
+    return out
 
 
-def _check_table(table: pa.Table, start: int, stop: int) -> None:
-    """Raise :class:`_Bad` unless ``table`` holds games ``start .. stop-1`` with no null and no NaN where verified."""
-    if table.num_rows != stop - start:
+def _check_ids(ids: np.ndarray, start: int, stop: int) -> None:
+    """Raise :class:`_Bad` unless ``ids`` are exactly ``start .. stop-1``."""
+    expected = np.arange(start, stop, dtype=np.int64)
+    if ids.shape != expected.shape or not np.array_equal(ids, expected):
+        bad = int(np.flatnonzero(ids != expected)[0]) if ids.shape == expected.shape else 0
+        raise _Bad(f"game ids are not exactly {start}..{stop - 1} (row {bad} holds id {int(ids[bad])})")
+
+
+def _check_table(table: pa.Table, start: int, stop: int, whole: bool = True) -> None:
+    """Raise :class:`_Bad` unless ``table`` holds games ``start .. stop-1`` with no null and no NaN where verified
+    (``whole=False``: a batch of a shard, whose row count and ids the caller checks once for the whole shard)."""
+    if whole and table.num_rows != stop - start:
         raise _Bad(f"{table.num_rows} rows, {stop - start} expected")
     for name in _REQUIRED:
         if name not in table.column_names:
@@ -160,10 +180,8 @@ def _check_table(table: pa.Table, start: int, stop: int) -> None:
         if col.null_count:
             raise _Bad(f"{col.null_count} null value(s) in column {name!r}")
     ids = table.column("game_id").to_numpy()
-    expected = np.arange(start, stop, dtype=np.int64)
-    if ids.shape != expected.shape or not np.array_equal(ids, expected):
-        bad = int(np.flatnonzero(ids != expected)[0]) if ids.shape == expected.shape else 0
-        raise _Bad(f"game ids are not exactly {start}..{stop - 1} (row {bad} holds id {int(ids[bad])})")
+    if whole:
+        _check_ids(ids, start, stop)
     if not pa.types.is_boolean(table.schema.field("verified").type):
         raise _Bad(f"column 'verified' has type {table.schema.field('verified').type}, bool expected")
     verified = table.column("verified").to_numpy(zero_copy_only=False).astype(bool)
@@ -172,11 +190,18 @@ def _check_table(table: pa.Table, start: int, stop: int) -> None:
         values_type = typ.value_type if pa.types.is_fixed_size_list(typ) else typ
         if not pa.types.is_floating(values_type):
             continue
-        col = table.column(name).combine_chunks()
-        values = (col.flatten() if pa.types.is_fixed_size_list(typ) else col).to_numpy(zero_copy_only=False)
-        nan_rows = np.isnan(values.reshape(table.num_rows, -1)).any(axis=1) & verified
-        if nan_rows.any():
-            raise _Bad(f"NaN in column {name!r} of verified game {int(ids[np.flatnonzero(nan_rows)[0]])}")
+        at = 0
+        for chunk in table.column(name).chunks:   # chunk by chunk, a few rows at a time: no copy of the column
+            n = len(chunk)
+            values = (chunk.flatten() if pa.types.is_fixed_size_list(typ) else chunk).to_numpy(zero_copy_only=False)
+            values = values.reshape(n, -1)
+            step = max(1, (1 << 24) // max(1, values.shape[1]))
+            for a in range(0, n, step):
+                nan_rows = np.isnan(values[a:a + step]).any(axis=1) & verified[at + a:at + a + step]
+                if nan_rows.any():
+                    game = int(ids[at + a + np.flatnonzero(nan_rows)[0]])
+                    raise _Bad(f"NaN in column {name!r} of verified game {game}")
+            at += n
 
 
 def content_digest(table: pa.Table) -> str:
@@ -256,15 +281,48 @@ def _rows_of(table: pa.Table, n_games: int | None, wanted: np.ndarray | None) ->
     return table if keep.all() else table.filter(pa.array(keep))
 
 
+#: Decoded bytes per batch when a shard is read (:func:`_read_checked`).
+_BATCH_BYTES = 64 << 20
+
+
+def _read_checked(pf: pq.ParquetFile, columns: list[str] | None, start: int, stop: int, n_games: int | None,
+                  wanted: np.ndarray | None) -> pa.Table:
+    """The rows of games ``start .. stop-1`` of ``pf`` (only those ``< n_games`` and in ``wanted``), each batch of
+    rows checked (:func:`_check_table`) as it is decoded.
+
+    Batches of about 64 MiB decoded: ``ParquetFile.read`` of a shard of 50 turn endgames (1 GB of float16
+    strategies) peaks at about 5.5 GB, its batches at a few hundred MB, and only the chosen rows are kept.
+    """
+    md = pf.metadata
+    per_row = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) / max(1, md.num_rows)
+    batch = int(min(1 << 16, max(1, _BATCH_BYTES // max(1.0, per_row))))
+    kept, schema, ids = [], None, []
+    for b in pf.iter_batches(batch_size=batch, columns=columns):
+        t = pa.Table.from_batches([b])
+        schema = t.schema if schema is None else schema
+        _check_table(t, start, stop, whole=False)
+        ids.append(t.column("game_id").to_numpy())
+        t = _rows_of(t, n_games, wanted)
+        if t.num_rows:
+            kept.append(t)
+    ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+    if ids.size != stop - start:
+        raise _Bad(f"{ids.size} rows, {stop - start} expected")
+    _check_ids(ids, start, stop)
+    return pa.concat_tables(kept) if kept else schema.empty_table()
+
+
 def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns: list[str] | None = None,
-                full: bool = True, identity: dict | None = None, self_check: bool = False) -> pa.Table:
+                full: bool = True, identity: dict | None = None, self_check: bool = False,
+                n_games: int | None = None, wanted: np.ndarray | None = None) -> pa.Table:
     """Read and check one shard; raise :class:`_Bad` saying what is wrong.
 
     ``record`` is the manifest's record of the shard (size and sha256, compared first) or ``None``. The shard's
     own record (format 3 on) must name the range ``start .. stop-1`` and, when ``identity`` (the manifest's
     family, family_params, config and seed) is given, the same database. With ``self_check`` the shard must also
     match its own content checksum (all columns are read): the check of a shard the manifest does not vouch for.
-    With ``full=False`` only the bytes, the footer, the row count and the ids are checked.
+    With ``full=False`` only the bytes, the footer, the row count and the ids are checked. With ``n_games`` or
+    ``wanted`` (sorted ids) only the rows of games ``< n_games`` and in ``wanted`` are returned (all are checked).
     """
     try:
         data = path.read_bytes()
@@ -307,6 +365,11 @@ def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns:
         lacking = [c for c in columns if c not in names]
         if lacking:
             raise _Bad(f"no column(s) {lacking}")
+    if full and not self_check:
+        try:
+            return _read_checked(pf, columns, start, stop, n_games, wanted).replace_schema_metadata(None)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise _Bad(f"unreadable data ({exc})") from None
     try:
         table = pf.read(columns=columns)
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -319,7 +382,7 @@ def _read_shard(path: Path, start: int, stop: int, record: dict | None, columns:
             raise _Bad(f"game ids are not exactly {start}..{stop - 1}")
     if self_check and content_digest(table) != own["content_sha256"]:
         raise _Bad("content checksum mismatch (its own record): its values changed after it was written")
-    return table.replace_schema_metadata(None)
+    return _rows_of(table, n_games, wanted).replace_schema_metadata(None)
 
 
 def _file_record(path: Path, start: int, stop: int) -> dict:
@@ -524,7 +587,8 @@ class ShardDirectory:
             if f.name in problems:
                 continue
             try:
-                table = _read_shard(f, a, b, records.get(f.name), columns, identity=identity)
+                table = _read_shard(f, a, b, records.get(f.name), columns, identity=identity,
+                                    n_games=n_games if keep else None, wanted=wanted if keep else None)
             except _Bad as exc:
                 problems[f.name] = str(exc)
                 continue
@@ -534,11 +598,8 @@ class ShardDirectory:
                 problems[f.name] = f"columns differ from {first}: {table.schema.names} vs {schema.names}"
                 continue
             if keep:
-                rows = table.num_rows
-                table = _rows_of(table, n_games, wanted)
-                if table.num_rows < rows:     # free the shard's other rows now: GBs for turn endgames' strategies
-                    pa.default_memory_pool().release_unused()
                 tables.append(table)
+                pa.default_memory_pool().release_unused()   # the shard's decoded batches: GBs for turn endgames
         if problems:
             raise CorruptShardError(self.path, problems, REPAIR_HINT)
         return tables, [f for _, _, f in shards]

@@ -305,6 +305,39 @@ def test_structural_checks_hold_even_when_the_checksum_matches(small_db, tmp_pat
     assert 8 not in db.load()["game_id"] and np.isnan(db.load(verified_only=False)["value"][8])
 
 
+@pytest.mark.parametrize("batch_bytes", [1, 3_000])
+def test_shards_read_in_batches_are_checked_and_cut_whole(small_db, tmp_path, monkeypatch, batch_bytes):
+    """A shard is decoded in batches of rows (rulelearn.data.shards._read_checked: a shard of turn endgames is GBs
+    decoded at once): with one game a batch or a few, every column read is the same as in one piece, the rows
+    asked for are the same, and a fault in any batch is reported as for the whole shard."""
+    from rulelearn.data import shards
+
+    whole = SolutionDatabase(small_db).load()
+    monkeypatch.setattr(shards, "_BATCH_BYTES", batch_bytes)
+    db = SolutionDatabase(small_db)
+    cols = db.load()
+    assert cols.keys() == whole.keys() and all(np.array_equal(cols[k], whole[k]) for k in cols)
+    some = db.load(ids=[13, 0, 6, 7], columns=["strategy", "value"])
+    assert list(some["game_id"]) == [0, 6, 7, 13]
+    assert np.array_equal(some["strategy"], whole["strategy"][[0, 6, 7, 13]])
+    name = shard_name(5, 10)
+    table = pq.read_table(small_db / name)
+    ids = table.column("game_id").to_numpy().copy()
+    ids[4] = 99
+    value = table.column("value").to_numpy().copy()
+    value[4] = np.nan
+    cases = {"game ids are not exactly 5..9 (row 4 holds id 99)": table.set_column(0, "game_id", pa.array(ids)),
+             "NaN in column 'value' of verified game 9": table.set_column(
+                 table.schema.get_field_index("value"), "value", pa.array(value)),
+             "4 rows, 5 expected": table.slice(0, 4)}
+    for k, (why, bad) in enumerate(cases.items()):
+        broken = _copy(small_db, tmp_path / f"db{k}")
+        _rewrite(broken, name, bad)
+        assert _problems(broken) == {name: why}
+        with pytest.raises(CorruptShardError, match="not exactly|NaN|rows"):   # not read only for other games
+            broken.load(ids=[5])
+
+
 @dataclass(frozen=True)
 class _BrokenFamily(BetGameFamily):
     """Returns shifted game ids or NaN in a verified game: the worker must refuse to encode the shard."""
