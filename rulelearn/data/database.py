@@ -64,9 +64,9 @@ from rulelearn.data.shards import (
     ShardPayload,
     _Bad,
     _read_shard,
-    column_to_numpy,
     encode_shard,
     shard_name,
+    tables_to_numpy,
 )
 from rulelearn.family import GameFamily, load_family
 from rulelearn.validation import check_int
@@ -455,10 +455,7 @@ class SolutionDatabase(ShardDirectory):
         wanted = None if ids is None else np.asarray(ids, dtype=np.int64).ravel()
         if wanted is not None and wanted.size == 0:
             raise ValueError("ids must hold at least one game id")
-        table = pa.concat_tables(self._read_tables(n_games, cols, ids=wanted)[0])
-        out = {name: column_to_numpy(table, name) for name in table.column_names}
-        del table
-        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps freed pages (GBs for turn strategies)
+        out = tables_to_numpy(self._read_tables(n_games, cols, ids=wanted)[0])   # frees each shard once copied
         keep = np.ones(len(out["game_id"]), dtype=bool)
         if n_games is not None:
             keep &= out["game_id"] < n_games

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 __all__ = ["FORMAT_VERSION", "MANIFEST", "REPAIR_HINT", "SHARD_METADATA", "CorruptManifestError", "CorruptShardError",
            "ShardDirectory", "ShardPayload", "column_to_numpy", "content_digest", "encode_shard", "shard_name",
-           "write_atomic"]
+           "tables_to_numpy", "write_atomic"]
 
 #: Version of the directory layout written by this module (1: ``manifest.json`` without checksums; 2: checksums
 #: in the manifest; 3: each shard also carries its own identity and content checksum, :data:`SHARD_METADATA`).
@@ -157,6 +157,39 @@ def column_to_numpy(table: pa.Table, name: str) -> np.ndarray:
             out[at:at + n] = chunk.flatten().to_numpy(zero_copy_only=False).reshape((n,) + shape)
         at += n
     return out
+
+
+def tables_to_numpy(tables: list[pa.Table]) -> dict[str, np.ndarray]:
+    """The rows of ``tables`` (same schema), in order, as one array per column (:func:`column_to_numpy`).
+
+    ``tables`` is emptied as it is read: each table is freed once its rows are copied, so the peak is the arrays
+    plus one table, not the arrays plus every table (GBs for turn endgames' strategies).
+
+    Raises
+    ------
+    ValueError
+        If ``tables`` is empty.
+    """
+    if not tables:
+        raise ValueError("tables must hold at least one table")
+    schema, n = tables[0].schema, sum(t.num_rows for t in tables)
+    fixed = {f.name: (tuple(json.loads(f.metadata[b"shape"])), f.type.value_type.to_pandas_dtype())
+             for f in schema if pa.types.is_fixed_size_list(f.type)}
+    out = {name: np.empty((n,) + shape, dtype=dtype) for name, (shape, dtype) in fixed.items()}
+    pieces = {f.name: [] for f in schema if f.name not in fixed}
+    at = 0
+    while tables:
+        t = tables.pop(0)
+        for name in fixed:
+            out[name][at:at + t.num_rows] = column_to_numpy(t, name)
+        for name, got in pieces.items():
+            got.append(column_to_numpy(t, name))
+        at += t.num_rows
+        del t
+        pa.default_memory_pool().release_unused()   # Arrow's allocator keeps freed pages
+    for name, got in pieces.items():
+        out[name] = np.concatenate(got)
+    return {f.name: out[f.name] for f in schema}
 
 
 def _check_ids(ids: np.ndarray, start: int, stop: int) -> None:

@@ -338,6 +338,22 @@ def test_shards_read_in_batches_are_checked_and_cut_whole(small_db, tmp_path, mo
             broken.load(ids=[5])
 
 
+def test_tables_to_numpy_frees_each_table_and_keeps_the_rows(small_db):
+    """load's conversion: the shards' tables become one array per column in order, each table dropped from the list
+    once copied (the peak is the arrays plus one shard), as the column-by-column conversion of their concatenation."""
+    from rulelearn.data.shards import column_to_numpy, tables_to_numpy
+
+    tables = [pq.read_table(f) for _, _, f in SolutionDatabase(small_db).shards()]
+    joined = pa.concat_tables(tables)
+    expected = {name: column_to_numpy(joined, name) for name in joined.column_names}
+    out = tables_to_numpy(tables)
+    assert tables == [] and list(out) == list(expected)
+    for name, v in expected.items():
+        assert out[name].dtype == v.dtype and out[name].shape == v.shape and np.array_equal(out[name], v), name
+    with pytest.raises(ValueError, match="tables"):
+        tables_to_numpy([])
+
+
 @dataclass(frozen=True)
 class _BrokenFamily(BetGameFamily):
     """Returns shifted game ids or NaN in a verified game: the worker must refuse to encode the shard."""
