@@ -455,14 +455,9 @@ class SolutionDatabase(ShardDirectory):
         wanted = None if ids is None else np.asarray(ids, dtype=np.int64).ravel()
         if wanted is not None and wanted.size == 0:
             raise ValueError("ids must hold at least one game id")
-        out = tables_to_numpy(self._read_tables(n_games, cols, ids=wanted)[0])   # frees each shard once copied
-        keep = np.ones(len(out["game_id"]), dtype=bool)
-        if n_games is not None:
-            keep &= out["game_id"] < n_games
-        if wanted is not None:
-            keep &= np.isin(out["game_id"], wanted)
-        if verified_only:
-            keep &= out["verified"].astype(bool)
+        # each shard already cut to ids < n_games and in ids (_read_tables), and freed once copied
+        out = tables_to_numpy(self._read_tables(n_games, cols, ids=wanted)[0])
+        keep = out["verified"].astype(bool) if verified_only else np.ones(len(out["game_id"]), dtype=bool)
         if keep.all() and np.all(np.diff(out["game_id"]) > 0):   # the usual case: no copy of GBs of strategies
             return out
         order = np.flatnonzero(keep)[np.argsort(out["game_id"][keep], kind="stable")]

@@ -139,19 +139,24 @@ def _to_table(columns: dict[str, np.ndarray]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def column_to_numpy(table: pa.Table, name: str) -> np.ndarray:
-    """Column ``name`` of ``table`` as one array of shape ``(rows, ...)`` (an array column with the shape stored in
-    its field's metadata), copied chunk by chunk into the result: no combined Arrow copy of a column of many
-    shards (GBs for turn endgames' strategies)."""
-    field_ = table.schema.field(name)
-    chunks = table.column(name).chunks
+def _array_field(field_: pa.Field) -> tuple[tuple[int, ...], np.dtype] | None:
+    """``(shape, dtype)`` of one row of an array column (its shape stored in the field's metadata), else ``None``."""
     if not pa.types.is_fixed_size_list(field_.type):
+        return None
+    return tuple(json.loads(field_.metadata[b"shape"])), np.dtype(field_.type.value_type.to_pandas_dtype())
+
+
+def column_to_numpy(table: pa.Table, name: str, out: np.ndarray | None = None) -> np.ndarray:
+    """Column ``name`` of ``table`` as one array of shape ``(rows, ...)`` (an array column with the shape stored in
+    its field's metadata), copied chunk by chunk into the result (``out``, if given, for an array column): no
+    combined Arrow copy of a column of many shards (GBs for turn endgames' strategies)."""
+    array = _array_field(table.schema.field(name))
+    if array is None:
         return table.column(name).to_numpy()
-    shape = tuple(json.loads(field_.metadata[b"shape"]))
-    dtype = field_.type.value_type.to_pandas_dtype()
-    out = np.empty((table.num_rows,) + shape, dtype=dtype)
+    shape, dtype = array
+    out = np.empty((table.num_rows,) + shape, dtype=dtype) if out is None else out
     at = 0
-    for chunk in chunks:
+    for chunk in table.column(name).chunks:
         n = len(chunk)
         if n:
             out[at:at + n] = chunk.flatten().to_numpy(zero_copy_only=False).reshape((n,) + shape)
@@ -173,15 +178,14 @@ def tables_to_numpy(tables: list[pa.Table]) -> dict[str, np.ndarray]:
     if not tables:
         raise ValueError("tables must hold at least one table")
     schema, n = tables[0].schema, sum(t.num_rows for t in tables)
-    fixed = {f.name: (tuple(json.loads(f.metadata[b"shape"])), f.type.value_type.to_pandas_dtype())
-             for f in schema if pa.types.is_fixed_size_list(f.type)}
-    out = {name: np.empty((n,) + shape, dtype=dtype) for name, (shape, dtype) in fixed.items()}
-    pieces = {f.name: [] for f in schema if f.name not in fixed}
+    arrays = {f.name: a for f in schema if (a := _array_field(f)) is not None}
+    out = {name: np.empty((n,) + shape, dtype=dtype) for name, (shape, dtype) in arrays.items()}
+    pieces = {f.name: [] for f in schema if f.name not in arrays}
     at = 0
     while tables:
         t = tables.pop(0)
-        for name in fixed:
-            out[name][at:at + t.num_rows] = column_to_numpy(t, name)
+        for name in arrays:
+            column_to_numpy(t, name, out=out[name][at:at + t.num_rows])
         for name, got in pieces.items():
             got.append(column_to_numpy(t, name))
         at += t.num_rows
