@@ -81,6 +81,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--regret-endgames", type=int, default=100, help="training endgames of the regret growth")
     h.add_argument("--regret-iterations", type=int, default=100, help="CFR-BR iterations per regret round")
     h.add_argument("--regret-step", type=int, default=1, help="splits added per regret round")
+    h.add_argument("--prune-from", type=int, default=None,
+                   help="grow the card tree by imitation to this many rules, fit it, then remove the splits whose "
+                        "rules cost least to play as one, by training exploitability, down to the smallest size "
+                        "(pruned while the cost allows; default: imitation only)")
+    h.add_argument("--prune-endgames", type=int, default=100, help="training endgames of the pruning")
+    h.add_argument("--prune-iterations", type=int, default=200, help="CFR-BR iterations of the card pruned")
+    h.add_argument("--prune-every", type=int, default=4,
+                   help="removals between CFR-BR re-optimisations of the remaining rules (0: never)")
+    h.add_argument("--prune-reoptimise", type=int, default=50, help="CFR-BR iterations of each re-optimisation")
     h.add_argument("--streets", nargs="+", choices=("flop", "turn", "river"), default=None,
                    help="learn the card from the decisions of these streets only (default: every street)")
     h.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
@@ -177,7 +186,8 @@ def main(argv=None) -> int:
             leaf_iterations=a.leaf_iterations, samples=a.samples, depths=tuple(a.depths), workers=a.workers,
             libratus=a.libratus, out=a.out, title=a.title, command=command, name=a.name, doc=a.doc,
             regret_from=a.regret_from, regret_endgames=a.regret_endgames, regret_iterations=a.regret_iterations,
-            regret_step=a.regret_step,
+            regret_step=a.regret_step, prune_from=a.prune_from, prune_endgames=a.prune_endgames,
+            prune_iterations=a.prune_iterations, prune_every=a.prune_every, prune_reoptimise=a.prune_reoptimise,
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
             fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else (),
             ranges=a.ranges, features=_features(a.features)))

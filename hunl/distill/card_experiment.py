@@ -77,6 +77,11 @@ class CardJob:
     regret_endgames: int = 100
     regret_iterations: int = 100
     regret_step: int = 1
+    prune_from: int | None = None
+    prune_endgames: int = 100
+    prune_iterations: int = 200
+    prune_every: int = 4
+    prune_reoptimise: int = 50
     streets: tuple[int, ...] | None = None
     fixed_cards: tuple[tuple[int, str], ...] = ()
     ranges: str = "start"
@@ -224,7 +229,7 @@ def _same_settings(old: str, new: str, job: CardJob, free: tuple = ("sizes", "ca
     cached on its own)."""
     if old == new:
         return True
-    if job.regret_from is not None:
+    if job.regret_from is not None or job.prune_from is not None:
         return False
     try:
         a, b = json.loads(old), json.loads(new)
@@ -244,6 +249,10 @@ def run_cards(job: CardJob) -> int:
     """
     if job.ranges not in CARD_RANGES:
         raise ValueError(f"ranges must be one of {CARD_RANGES}, got {job.ranges!r}")
+    if job.prune_from is not None and job.regret_from is not None:
+        raise ValueError("prune_from and regret_from are two ways of choosing the card's splits: give one")
+    if job.prune_from is not None and job.prune_from <= min(job.sizes):
+        raise ValueError(f"prune_from must exceed the smallest card size {min(job.sizes)}, got {job.prune_from}")
     unknown = [f for f in (job.features or ()) if f not in _PHRASES]
     if job.features is not None and (unknown or not job.features):
         raise ValueError(f"features must name quantities with a plain-language phrase "
@@ -256,6 +265,7 @@ def run_cards(job: CardJob) -> int:
                       if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
                       and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
                       and not (k.startswith("regret_") and job.regret_from is None)
+                      and not (k.startswith("prune_") and job.prune_from is None)
                       and not (k in ("streets", "fixed_cards") and not v)
                       and not (k == "ranges" and v == "start")
                       and not (k == "features" and v is None)},
@@ -271,7 +281,7 @@ def run_cards(job: CardJob) -> int:
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)
-        config = CardConfig(max_leaves=max(job.sizes), max_conditions=job.max_conditions, n_samples=job.samples,
+        config = CardConfig(max_leaves=max(max(job.sizes), job.prune_from or 0), max_conditions=job.max_conditions, n_samples=job.samples,
                             min_leaf_share=job.min_leaf_share, random_state=job.seed,
                             **({} if job.features is None else {"features": tuple(job.features)}))
         tree, Z, Y = grow_card_tree(data.rows, config)
@@ -279,6 +289,9 @@ def run_cards(job: CardJob) -> int:
         regret_log = []
         if job.regret_from is not None:
             tree, regret_log = _regret_tree(job, tree, Z, Y, data, config, workers, out)
+        prune_log = []
+        if job.prune_from is not None:
+            tree, prune_log = _pruned_tree(job, tree, Z, Y, data, workers, out)
         games = data.leaf_games(job.leaf_endgames)
         n_test = sum(len(p["test"]["game_id"]) for p in data.parts)
         fixed = _fixed_cards(job)
@@ -327,6 +340,7 @@ def run_cards(job: CardJob) -> int:
     print(card.to_text())
     result = {"frontier": frontier, **others, "dbs": list(job.dbs), "n_test": n_test, "command": job.command,
               "regret_from": job.regret_from, "regret_log": regret_log,
+              "prune_from": job.prune_from, "prune_log": prune_log,
               "card_rules": card.n_rules, "seconds": time.perf_counter() - t0,
               "cached": {"sizes": cached, "of": len(frontier), "others": others_cached}}
     if job.libratus:
@@ -359,24 +373,49 @@ def _played(card: RuleCard, policy: CardPolicy, fixed: dict | None):
 def _regret_tree(job: CardJob, tree, Z, Y, data: _Data, config: CardConfig, workers: int, out: Path):
     """The card tree grown on from ``job.regret_from`` rules by :func:`hunl.distill.cards.grow_card_by_regret`
     (cached as ``out/regret_tree.npz``: the growth re-fits the card at every size)."""
-    from rulelearn.rules.growth import GrownTree
-
     cache = out / "regret_tree.npz"
     if cache.exists():
-        with np.load(cache) as z:
-            grown = GrownTree(z["feature"], z["threshold"], z["left"], z["right"], z["split_order"], z["gains"],
-                              tuple(str(n) for n in z["feature_names"]))
-            return grown, json.loads(str(z["log"]))
+        return _load_tree(cache)
     t0 = time.perf_counter()
     grown, log = grow_card_by_regret(tree, job.regret_from, max(job.sizes), Z, Y,
                                      data.leaf_games(job.regret_endgames), config, iterations=job.regret_iterations,
                                      step=job.regret_step, workers=workers, progress=True, fixed=_fixed_cards(job))
-    np.savez(cache, feature=grown.feature, threshold=grown.threshold, left=grown.left, right=grown.right,
-             split_order=grown.split_order, gains=grown.gains, feature_names=np.asarray(grown.feature_names),
-             log=json.dumps(log))
+    _save_tree(cache, grown, log)
     print(f"   regret growth from {job.regret_from} to {grown.max_leaves} rules ({time.perf_counter() - t0:.0f} s)",
           flush=True)
     return grown, log
+
+
+def _pruned_tree(job: CardJob, tree, Z, Y, data: _Data, workers: int, out: Path):
+    """The card tree of ``job.prune_from`` rules pruned down to the smallest card size by
+    :func:`hunl.distill.card_pruning.prune_card_tree` (cached as ``out/pruned_tree.npz``)."""
+    from hunl.distill.card_pruning import prune_card_tree
+
+    cache = out / "pruned_tree.npz"
+    if cache.exists():
+        return _load_tree(cache)
+    t0 = time.perf_counter()
+    pruned, log = prune_card_tree(tree, job.prune_from, min(job.sizes), Z, Y, data.leaf_games(job.prune_endgames),
+                                  iterations=job.prune_iterations, reoptimise_every=job.prune_every,
+                                  reoptimise_iterations=job.prune_reoptimise, workers=workers, progress=True,
+                                  fixed=_fixed_cards(job), ranges=job.ranges)
+    _save_tree(cache, pruned, log)
+    print(f"   pruned from {job.prune_from} to {min(job.sizes)} rules ({time.perf_counter() - t0:.0f} s)", flush=True)
+    return pruned, log
+
+
+def _save_tree(path: Path, tree, log) -> None:
+    np.savez(path, feature=tree.feature, threshold=tree.threshold, left=tree.left, right=tree.right,
+             split_order=tree.split_order, gains=tree.gains, feature_names=np.asarray(tree.feature_names),
+             log=json.dumps(log))
+
+
+def _load_tree(path: Path):
+    from rulelearn.rules.growth import GrownTree
+
+    with np.load(path) as z:
+        return (GrownTree(z["feature"], z["threshold"], z["left"], z["right"], z["split_order"], z["gains"],
+                          tuple(str(n) for n in z["feature_names"])), json.loads(str(z["log"])))
 
 
 def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:

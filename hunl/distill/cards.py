@@ -45,7 +45,7 @@ from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
 __all__ = ["CARD_KEY", "CARD_RANGES", "DEFAULT_CARD_FEATURES", "FIXED_KEY", "STREET_NAMES", "CardConfig",
            "CardPolicy", "CompositeCard", "StreetCards",
-           "card_from_tree", "card_ranges", "fit_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
+           "card_from_tree", "card_ranges", "fit_card", "provisional_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
 
 #: Street numbers (cards on the board) and their names.
 STREET_NAMES = {3: "flop", 4: "turn", 5: "river"}
@@ -450,6 +450,37 @@ class CompositeCard:
         return self.leaf_table(key)[idx]
 
 
+def provisional_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, title: str = "HUNL rule card",
+                     ranges: str = "start") -> tuple[RuleCard, np.ndarray, np.ndarray, np.ndarray, list]:
+    """The card of the tree with ``n_rules`` leaves playing the equilibrium's mean strategy in each rule (the start
+    of :func:`fit_card`'s leaf optimisation).
+
+    Returns
+    -------
+    card : RuleCard
+        Unrounded strategies; ``card.meta["leaf_order"]`` gives the leaf position of each rule.
+    means : numpy.ndarray, shape ``(n_rules, 4)``
+        Each leaf's mean class distribution over the drawn decisions ``Z``, ``Y`` (uniform where none), leaf order.
+    masks : numpy.ndarray of bool, shape ``(n_rules, len(Z))``
+        Which drawn decisions each leaf holds (leaf order).
+    coverage : numpy.ndarray, shape ``(n_rules,)``
+        Each leaf's share of its section's drawn decisions.
+    streets : list of int
+        The streets of the drawn decisions.
+    """
+    leaves, means = leaf_means(tree, n_rules, Z, Y)
+    means = np.where(np.isnan(means), 1.0 / N_CLASSES, means)
+    masks = tree.node_masks(np.nan_to_num(Z, nan=-1e300))[leaves]
+    sec_w = {}
+    secs = [_section_of(tree.conditions(int(n))) for n in leaves]
+    for k, s in enumerate(secs):
+        sec_w[s] = sec_w.get(s, 0) + masks[k].sum()
+    coverage = np.array([masks[k].sum() / max(sec_w[secs[k]], 1) for k in range(len(leaves))])
+    streets = sorted({int(v) for v in np.unique(Z[:, -1])})
+    card = card_from_tree(tree, n_rules, means, coverage, title, streets=streets, ranges=ranges)
+    return card, means, masks, coverage, streets
+
+
 def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games, config: CardConfig = CardConfig(),
              iterations: int = 200, workers: int = 1, title: str = "HUNL rule card",
              progress: bool = False, fixed=None, ranges: str = "start") -> tuple[RuleCard, CardPolicy, dict]:
@@ -486,16 +517,7 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     log : dict
         ``{"exact_train_pct_pot": [...], "iterations": [...]}`` of the optimisation (training endgames).
     """
-    leaves, means = leaf_means(tree, n_rules, Z, Y)
-    means = np.where(np.isnan(means), 1.0 / N_CLASSES, means)
-    masks = tree.node_masks(np.nan_to_num(Z, nan=-1e300))[leaves]
-    sec_w = {}
-    secs = [_section_of(tree.conditions(int(n))) for n in leaves]
-    for k, s in enumerate(secs):
-        sec_w[s] = sec_w.get(s, 0) + masks[k].sum()
-    coverage = np.array([masks[k].sum() / max(sec_w[secs[k]], 1) for k in range(len(leaves))])
-    streets = sorted({int(v) for v in np.unique(Z[:, -1])})
-    provisional = card_from_tree(tree, n_rules, means, coverage, title, streets=streets, ranges=ranges)
+    provisional, means, masks, coverage, streets = provisional_card(tree, n_rules, Z, Y, title, ranges)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
     if iterations > 0:
         model = CardPolicy(provisional) if not fixed else CompositeCard(CardPolicy(provisional), fixed)

@@ -30,7 +30,7 @@ from hunl.distill.decisions import DecisionContext, features_in, node_features
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.validation import check_int
 
-__all__ = ["LeafCFRResult", "InformationSetValues", "optimise_leaves", "endgame_leaves", "information_set_values"]
+__all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_leaves", "information_set_values"]
 
 
 @dataclass(frozen=True)
@@ -369,6 +369,81 @@ class _Shard:
             total += 100.0 * 0.5 * gains / g.pot
         return total
 
+    def exploitability_sums(self, many: list) -> list:
+        """:meth:`exploitability_sum` of each of several leaf tables (one message for all)."""
+        return [self.exploitability_sum(t) for t in many]
+
+
+class LeafWorkers:
+    """Training endgames with the leaf of every information set under a policy over leaves, kept by worker
+    processes: the exploitability and the leaf regrets of any leaf strategies, without finding the leaves again.
+
+    The state of :func:`optimise_leaves`, for callers that try many leaf tables on the same endgames (e.g.
+    :func:`hunl.distill.card_pruning.prune_card_tree`).
+
+    Parameters
+    ----------
+    model
+        A policy over leaves (:func:`endgame_leaves`; ranges ``"start"`` or ``"own"``, whose leaves are those of the
+        model's own strategies).
+    games : sequence of HoldemEndgame
+    workers : int, default 1
+        Processes sharing the endgames (1: this process).
+
+    Raises
+    ------
+    ValueError
+        If ``games`` is empty, ``workers < 1`` or the model's ranges are ``"node"``.
+    """
+
+    def __init__(self, model, games, workers: int = 1):
+        workers = check_int("workers", workers, 1)
+        games = list(games)
+        if not games:
+            raise ValueError("games must hold at least one endgame")
+        _leaf_ranges(model)
+        self.n_games = len(games)
+        local = workers <= 1 or len(games) < 2
+        parts = [(model, games)] if local else [(model, [games[i] for i in part])
+                                                for part in np.array_split(np.arange(len(games)), workers)]
+        self._pool = ShardWorkers(_Shard, parts, local=local)
+
+    def __enter__(self) -> LeafWorkers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def seen(self, shapes: dict) -> dict:
+        """``{key: bool array of shape (shapes[key],)}``: which leaves some information set of the endgames reads."""
+        out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
+        for part in self._pool.ask("seen", shapes):
+            for k in out:
+                out[k] |= part[k]
+        return out
+
+    def regrets(self, tables: dict) -> dict:
+        """Each leaf's regret of each class against best responses to ``tables``, summed over the endgames (each in
+        units of its pot): ``{key: (n_leaves, 4)}``."""
+        total = {k: np.zeros_like(np.asarray(v, dtype=np.float64)) for k, v in tables.items()}
+        for part in self._pool.ask("regrets", tables):
+            for k in total:
+                total[k] += part[k]
+        return total
+
+    def exploitability(self, tables: dict) -> float:
+        """Mean NashConv / 2 over the endgames, % of the pot, of the policy playing ``tables``."""
+        return float(sum(self._pool.ask("exploitability_sum", tables))) / self.n_games
+
+    def exploitabilities(self, many) -> np.ndarray:
+        """:meth:`exploitability` of each of several leaf tables, shape ``(len(many),)``."""
+        many = list(many)
+        parts = self._pool.ask("exploitability_sums", many)
+        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.n_games
+
 
 def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
                     workers: int = 1, progress: bool = False, frozen=()) -> LeafCFRResult:
@@ -428,14 +503,8 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     current = {k: v.copy() for k, v in start.items()}
     regret = {k: np.zeros_like(v) for k, v in start.items()}
     avg = {k: np.zeros_like(v) for k, v in start.items()}
-    local = workers <= 1 or len(games) < 2
-    parts = [(model, games)] if local else [(model, [games[i] for i in part])
-                                            for part in np.array_split(np.arange(len(games)), workers)]
-    with ShardWorkers(_Shard, parts, local=local) as pool:
-        seen = {k: np.zeros(v.shape[0], dtype=bool) for k, v in start.items()}
-        for part in pool.ask("seen", {k: v.shape[0] for k, v in start.items()}):
-            for k in seen:
-                seen[k] |= part[k]
+    with LeafWorkers(model, games, workers) as pool:
+        seen = pool.seen({k: v.shape[0] for k, v in start.items()})
 
         def averaged():
             out = {}
@@ -444,14 +513,10 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
                 out[k] = np.where(seen[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), start[k])
             return out
 
-        def mean_exploitability(tables) -> float:
-            return float(sum(pool.ask("exploitability_sum", tables))) / len(games)
-
-        log_it, log_ex = [0], [mean_exploitability(start)]
+        log_it, log_ex = [0], [pool.exploitability(start)]
         for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
-            for part in pool.ask("regrets", current):
-                for k in regret:
-                    regret[k] += part[k]
+            for k, r in pool.regrets(current).items():
+                regret[k] += r
             for k in current:
                 if k in frozen:
                     continue
@@ -463,6 +528,6 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
                 avg[k] += max(it - delay, 0) * current[k]
             if (it % log_every == 0 or it == iterations) and it > delay:
                 log_it.append(it)
-                log_ex.append(mean_exploitability(averaged()))
+                log_ex.append(pool.exploitability(averaged()))
         tables = averaged()
     return LeafCFRResult(tables, int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))

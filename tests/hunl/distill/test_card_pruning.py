@@ -1,0 +1,115 @@
+"""Pruning a card tree by exploitability (hunl.distill.card_pruning)."""
+
+import numpy as np
+import pytest
+
+from hunl.distill.card_pruning import prune_card_tree
+from hunl.distill.cards import CARD_KEY, CardConfig, CardPolicy, fit_card, grow_card_tree, provisional_card
+from hunl.distill.decisions import decision_rows
+from hunl.distill.optimal_leaves import LeafWorkers
+from hunl.distill.policy import concat_rows
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.solve import solve_endgame
+from hunl.solver.tree import BetSizes
+
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(), all_in=True)
+
+
+@pytest.fixture(scope="module")
+def setup():
+    specs = (("Ks7d2c9hTs", "TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+", 800, 2400),
+             ("2h5d8cJsQh", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 3000))
+    games, sols = [], []
+    for board, r1, r2, pot, stack in specs:
+        g = HoldemEndgame(board, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
+        games.append(g)
+        sols.append(solve_endgame(g, "dcfr", iterations=150).result.policy.probs)
+    rows = concat_rows(decision_rows(g, p) for g, p in zip(games, sols))
+    config = CardConfig(max_leaves=10, n_samples=20_000, min_leaf_share=0.01)
+    tree, Z, Y = grow_card_tree(rows, config)
+    return games, tree, Z, Y, config
+
+
+def _is_tree_order(tree) -> bool:
+    """Every split comes after the split of its parent."""
+    parent = {}
+    for p in range(len(tree.feature)):
+        if tree.left[p] >= 0:
+            parent[int(tree.left[p])] = parent[int(tree.right[p])] = p
+    seen = set()
+    for s in tree.split_order:
+        if int(s) in parent and parent[int(s)] not in seen:
+            return False
+        seen.add(int(s))
+    return True
+
+
+def test_pruning_removes_the_cheapest_split_and_reorders_the_tree(setup):
+    games, tree, Z, Y, config = setup
+    n = tree.max_leaves
+    pruned, log = prune_card_tree(tree, n, 4, Z, Y, games, iterations=20, reoptimise_every=2,
+                                  reoptimise_iterations=5)
+    assert [r["rules"] for r in log] == list(range(n, 3, -1))
+    assert log[0]["removed"] is None and all(r["removed"] is not None for r in log[1:])
+    # the same nodes, the same splits, in a new order that keeps parents first
+    assert sorted(pruned.split_order.tolist()) == sorted(tree.split_order.tolist())
+    assert _is_tree_order(pruned)
+    assert np.array_equal(pruned.feature, tree.feature) and np.array_equal(pruned.threshold, tree.threshold,
+                                                                                 equal_nan=True)
+    # the pruned card of k rules is the full card with the first n - k removals merged
+    current = set(tree.leaves(n).tolist())
+    for k, r in zip(range(n - 1, 3, -1), log[1:]):
+        p = r["removed"]
+        current -= {int(tree.left[p]), int(tree.right[p])}
+        current.add(p)
+        assert set(pruned.leaves(k).tolist()) == current
+    assert set(pruned.leaves(n).tolist()) == set(tree.leaves(n).tolist())
+
+
+def test_the_first_removal_is_the_cheapest_merge(setup):
+    """Without re-optimisation, the first removal's training figure is the least over all candidate merges,
+    each measured directly by best responses."""
+    games, tree, Z, Y, config = setup
+    n = tree.max_leaves
+    _, log = prune_card_tree(tree, n, n - 1, Z, Y, games, iterations=15, reoptimise_every=0)
+    card, _, masks, _, _ = provisional_card(tree, n, Z, Y)
+    policy = CardPolicy(card)
+    # the strategies the pruning starts from: the same CFR-BR over the card's rules
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    res = optimise_leaves(policy, games, iterations=15, delay=3)
+    table = res.tables[CARD_KEY]
+    leaves = tree.leaves(n)
+    order = np.asarray(card.meta["leaf_order"])
+    row = {int(leaves[j]): int(r) for r, j in enumerate(order)}
+    mass = {int(leaves[j]): masks[j].sum() for j in range(n)}
+    figures = {}
+    with LeafWorkers(policy, games) as pool:
+        assert pool.exploitability({CARD_KEY: table}) == pytest.approx(log[0]["train_pct_pot"], rel=1e-9)
+        for p in tree.split_order[: n - 1]:
+            a, b = int(tree.left[p]), int(tree.right[p])
+            if a not in row or b not in row:
+                continue
+            t = table.copy()
+            t[[row[a], row[b]]] = (mass[a] * table[row[a]] + mass[b] * table[row[b]]) / (mass[a] + mass[b])
+            figures[int(p)] = pool.exploitability({CARD_KEY: t})
+    best = min(figures, key=figures.get)
+    assert log[1]["removed"] == best
+    assert log[1]["train_pct_pot"] == pytest.approx(figures[best], rel=1e-9)
+
+
+def test_a_pruned_tree_fits_cards_within_the_limits(setup):
+    games, tree, Z, Y, config = setup
+    pruned, _ = prune_card_tree(tree, tree.max_leaves, 5, Z, Y, games, iterations=10, reoptimise_every=0)
+    card, policy, _ = fit_card(pruned, 6, Z, Y, games, config, iterations=10)
+    assert card.n_rules == 6 and all(len(r.conditions) <= 3 for r in card.rules())
+
+
+@pytest.mark.parametrize("kw, match", [({"from_rules": 1}, "from_rules"), ({"to_rules": 0}, "to_rules"),
+                                       ({"to_rules": 99}, "to_rules"), ({"iterations": 0}, "iterations"),
+                                       ({"reoptimise_every": -1}, "reoptimise_every")])
+def test_pruning_refuses_bad_sizes(setup, kw, match):
+    games, tree, Z, Y, _ = setup
+    args = {"from_rules": tree.max_leaves, "to_rules": 3, **kw}
+    with pytest.raises(ValueError, match=match):
+        prune_card_tree(tree, args.pop("from_rules"), args.pop("to_rules"), Z, Y, games, **args)
