@@ -395,12 +395,15 @@ def _pruned_tree(job: CardJob, tree, Z, Y, data: _Data, workers: int, out: Path)
     if cache.exists():
         return _load_tree(cache)
     t0 = time.perf_counter()
-    pruned, log = prune_card_tree(tree, job.prune_from, min(job.sizes), Z, Y, data.leaf_games(job.prune_endgames),
+    start = min(job.prune_from, tree.max_leaves)     # the tree may stop growing before (min_leaf_share)
+    if start < job.prune_from:
+        print(f"   the card tree has {start} rules at most: pruned from {start}", flush=True)
+    pruned, log = prune_card_tree(tree, start, min(job.sizes), Z, Y, data.leaf_games(job.prune_endgames),
                                   iterations=job.prune_iterations, reoptimise_every=job.prune_every,
                                   reoptimise_iterations=job.prune_reoptimise, workers=workers, progress=True,
                                   fixed=_fixed_cards(job), ranges=job.ranges)
     _save_tree(cache, pruned, log)
-    print(f"   pruned from {job.prune_from} to {min(job.sizes)} rules ({time.perf_counter() - t0:.0f} s)", flush=True)
+    print(f"   pruned from {start} to {min(job.sizes)} rules ({time.perf_counter() - t0:.0f} s)", flush=True)
     return pruned, log
 
 

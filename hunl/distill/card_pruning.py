@@ -34,11 +34,13 @@ __all__ = ["prune_card_tree"]
 
 
 def _group_cfr(pool: LeafWorkers, tables: dict, rows_of: dict, strat: dict, iterations: int,
-               seen: np.ndarray) -> dict:
+               seen: np.ndarray, progress: bool = False) -> dict:
     """CFR-BR over groups of card rows that share one strategy (each current rule of a pruned card is a group of
     the full card's rows): ``{node: (4,) strategy}``, linearly averaged after a delay of ``iterations // 5``.
 
     A group's regret is the sum of its rows' regrets, since its rows all play its strategy."""
+    from tqdm.auto import tqdm
+
     nodes = list(strat)
     group = np.empty(tables[CARD_KEY].shape[0], dtype=np.int64)
     for g, node in enumerate(nodes):
@@ -48,7 +50,7 @@ def _group_cfr(pool: LeafWorkers, tables: dict, rows_of: dict, strat: dict, iter
     np.logical_or.at(live, group, seen)
     current, regret, avg = start.copy(), np.zeros_like(start), np.zeros_like(start)
     delay = iterations // 5
-    for it in range(1, iterations + 1):
+    for it in tqdm(range(1, iterations + 1), disable=not progress, desc="optimal leaves", unit="it", leave=False):
         r_rows = pool.regrets({**tables, CARD_KEY: current[group]})[CARD_KEY]
         r = np.zeros_like(start)
         np.add.at(r, group, r_rows)
@@ -141,7 +143,7 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
     with LeafWorkers(model, games, workers) as pool:
         seen = pool.seen({CARD_KEY: tables[CARD_KEY].shape[0]})[CARD_KEY]
         strat = {int(n): tables[CARD_KEY][row_of[j]] for j, n in enumerate(leaves)}
-        strat = _group_cfr(pool, tables, rows_of, strat, iterations, seen)
+        strat = _group_cfr(pool, tables, rows_of, strat, iterations, seen, progress)
 
         def expand(strategies: dict) -> np.ndarray:
             t = np.empty_like(tables[CARD_KEY])
@@ -177,7 +179,7 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
             current = float(ex[k])
             removed.append(p)
             if reoptimise_every and len(removed) % reoptimise_every == 0:
-                again = _group_cfr(pool, tables, rows_of, strat, reoptimise_iterations, seen)
+                again = _group_cfr(pool, tables, rows_of, strat, reoptimise_iterations, seen, progress)
                 e = pool.exploitability({**tables, CARD_KEY: expand(again)})
                 if e < current:
                     strat, current = again, e

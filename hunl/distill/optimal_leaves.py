@@ -348,7 +348,8 @@ class _Shard:
         out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
         for _, flat in self.flat:
             for f in flat:
-                out[f.key][f.leaves] = True
+                if f.key in out:
+                    out[f.key][f.leaves] = True
         return out
 
     def regrets(self, tables: dict) -> dict:
@@ -418,7 +419,8 @@ class LeafWorkers:
         self._pool.close()
 
     def seen(self, shapes: dict) -> dict:
-        """``{key: bool array of shape (shapes[key],)}``: which leaves some information set of the endgames reads."""
+        """``{key: bool array of shape (shapes[key],)}``: which leaves some information set of the endgames reads
+        (for the keys of ``shapes`` only)."""
         out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
         for part in self._pool.ask("seen", shapes):
             for k in out:

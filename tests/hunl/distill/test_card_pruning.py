@@ -113,3 +113,35 @@ def test_pruning_refuses_bad_sizes(setup, kw, match):
     args = {"from_rules": tree.max_leaves, "to_rules": 3, **kw}
     with pytest.raises(ValueError, match=match):
         prune_card_tree(tree, args.pop("from_rules"), args.pop("to_rules"), Z, Y, games, **args)
+
+
+def test_group_cfr_with_one_rule_a_group_is_optimise_leaves(setup):
+    """The pruning's CFR-BR over groups of rules, each rule its own group, is the card's leaf optimisation."""
+    from hunl.distill.card_pruning import _group_cfr
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, tree, Z, Y, _ = setup
+    card, *_ = provisional_card(tree, 8, Z, Y)
+    policy = CardPolicy(card)
+    res = optimise_leaves(policy, games, iterations=12)
+    table = policy.leaf_table(CARD_KEY)
+    with LeafWorkers(policy, games) as pool:
+        seen = pool.seen({CARD_KEY: table.shape[0]})[CARD_KEY]
+        got = _group_cfr(pool, {CARD_KEY: table}, {r: np.array([r]) for r in range(table.shape[0])},
+                         {r: table[r] for r in range(table.shape[0])}, 12, seen)
+    assert np.allclose(np.array([got[r] for r in range(table.shape[0])]), res.tables[CARD_KEY], atol=1e-12)
+
+
+def test_leaf_workers_measure_many_tables_as_one_by_one(setup):
+    games, tree, Z, Y, _ = setup
+    card, *_ = provisional_card(tree, 6, Z, Y)
+    policy = CardPolicy(card)
+    rng = np.random.default_rng(0)
+    tables = [{CARD_KEY: rng.dirichlet(np.ones(4), size=6)} for _ in range(3)]
+    with LeafWorkers(policy, games, workers=2) as pool:
+        many = pool.exploitabilities(tables)
+        assert many.shape == (3,)
+        assert np.allclose(many, [pool.exploitability(t) for t in tables], rtol=1e-12)
+        assert pool.seen({}) == {}
+    with pytest.raises(ValueError, match="games"):
+        LeafWorkers(policy, [])
