@@ -278,6 +278,9 @@ def run_cards(job: CardJob) -> int:
                 f.unlink()
         if not _same_settings(old_key, key, job):
             (out / "others.json").unlink(missing_ok=True)
+        if old_key != key:                  # the trees grown by regret or pruned depend on every setting
+            for f in ("regret_tree.npz", "pruned_tree.npz"):
+                (out / f).unlink(missing_ok=True)
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)

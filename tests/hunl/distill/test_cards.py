@@ -210,6 +210,22 @@ def test_run_cards_end_to_end(tmp_path):
     assert run_cards(replace(job, max_test=2)) == 0
     front = json.loads((tmp_path / "out" / "frontier.json").read_text())
     assert "stale" not in front and front["n_test"] == 2 and front["baselines"]
+    # pruned from a larger card: the pruned tree is cached, its log recorded, and a second run reuses it
+    pruned = replace(job, max_test=2, prune_from=5, prune_endgames=3, prune_iterations=3, prune_every=2,
+                     prune_reoptimise=2)
+    assert run_cards(pruned) == 0
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert front["cached"]["sizes"] == 0 and front["prune_from"] == 5
+    assert [r["rules"] for r in front["prune_log"]][-1] == 1 and (tmp_path / "out" / "pruned_tree.npz").exists()
+    assert run_cards(pruned) == 0
+    assert json.loads((tmp_path / "out" / "frontier.json").read_text())["cached"]["sizes"] == 2
+    stamp = (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns
+    assert run_cards(replace(pruned, prune_endgames=2)) == 0          # other settings: pruned again
+    assert (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns != stamp
+    with pytest.raises(ValueError, match="prune_from"):
+        run_cards(replace(pruned, regret_from=2))
+    with pytest.raises(ValueError, match="prune_from"):
+        run_cards(replace(pruned, prune_from=1))
 
 
 def test_a_pooled_card_prints_its_cost_in_each_database():
