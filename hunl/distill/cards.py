@@ -16,6 +16,10 @@ at the decision, :func:`card_ranges`) in three steps:
 3. :class:`CardPolicy` plays the card -- exactly the rounded strategies it prints -- in any endgame
    (:func:`hunl.distill.policy.play`), so its cost is measured in held-out solved endgames like any policy
    (:mod:`hunl.distill.cost`).
+
+The rules of step 1 can instead be chosen by what they are worth to the card's exploitability: grown on by regret
+(:func:`grow_card_by_regret`), or grown large by imitation and pruned back while the cost allows
+(:func:`hunl.distill.card_pruning.prune_card_tree`).
 """
 
 from __future__ import annotations
