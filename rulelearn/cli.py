@@ -77,9 +77,10 @@ def cmd_rules(args) -> int:
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
 CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-own", "river-own-bluff",
-                                                            "river-deep", "river-all", "river-all-own",
-                                                            "river-all-own-bluff", "turn", "turn-own", "flop",
-                                                            "flop-own")}
+                                                            "river-own-bluff-pruned", "river-deep", "river-all",
+                                                            "river-all-own", "river-all-own-bluff",
+                                                            "river-all-own-bluff-pruned", "turn", "turn-own",
+                                                            "turn-own-pruned", "flop", "flop-own")}
 
 
 def _print_cards(names, markdown: bool) -> int:

@@ -90,6 +90,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     h.add_argument("--prune-every", type=int, default=4,
                    help="removals between CFR-BR re-optimisations of the remaining rules (0: never)")
     h.add_argument("--prune-reoptimise", type=int, default=50, help="CFR-BR iterations of each re-optimisation")
+    h.add_argument("--compare", nargs=2, action="append", metavar=("LABEL", "FRONTIER_JSON"), default=None,
+                   help="draw another run's card frontier (its frontier.json) in the frontier figure; repeatable")
     h.add_argument("--streets", nargs="+", choices=("flop", "turn", "river"), default=None,
                    help="learn the card from the decisions of these streets only (default: every street)")
     h.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
@@ -188,6 +190,7 @@ def main(argv=None) -> int:
             regret_from=a.regret_from, regret_endgames=a.regret_endgames, regret_iterations=a.regret_iterations,
             regret_step=a.regret_step, prune_from=a.prune_from, prune_endgames=a.prune_endgames,
             prune_iterations=a.prune_iterations, prune_every=a.prune_every, prune_reoptimise=a.prune_reoptimise,
+            compare=tuple((label, path) for label, path in a.compare) if a.compare else (),
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
             fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else (),
             ranges=a.ranges, features=_features(a.features)))

@@ -82,6 +82,7 @@ class CardJob:
     prune_iterations: int = 200
     prune_every: int = 4
     prune_reoptimise: int = 50
+    compare: tuple[tuple[str, str], ...] = ()
     streets: tuple[int, ...] | None = None
     fixed_cards: tuple[tuple[int, str], ...] = ()
     ranges: str = "start"
@@ -244,8 +245,11 @@ def run_cards(job: CardJob) -> int:
     Raises
     ------
     ValueError
-        If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`, or ``job.features`` names a
-        quantity without a phrase.
+        If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`, ``job.features`` names a
+        quantity without a phrase, both ``regret_from`` and ``prune_from`` are given, or ``prune_from`` does not
+        exceed the smallest size.
+    FileNotFoundError
+        If a frontier of ``job.compare`` is missing.
     """
     if job.ranges not in CARD_RANGES:
         raise ValueError(f"ranges must be one of {CARD_RANGES}, got {job.ranges!r}")
@@ -257,12 +261,14 @@ def run_cards(job: CardJob) -> int:
     if job.features is not None and (unknown or not job.features):
         raise ValueError(f"features must name quantities with a plain-language phrase "
                          f"(hunl.distill.quantities.QUANTITIES), got unknown {unknown or 'none at all'}")
+    compare = _compare(job)          # before any work: a missing frontier file fails now
     t0 = time.perf_counter()
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)
     workers = job.workers or os.cpu_count() or 1
     key = json.dumps({k: v for k, v in asdict(job).items()
-                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards")
+                      if k not in ("workers", "libratus", "command", "title", "name", "doc", "figures", "cards",
+                                   "compare")
                       and not (k == "max_rows" and v is None)  # caches of runs before the options stay valid
                       and not (k.startswith("regret_") and job.regret_from is None)
                       and not (k.startswith("prune_") and job.prune_from is None)
@@ -343,7 +349,7 @@ def run_cards(job: CardJob) -> int:
     print(card.to_text())
     result = {"frontier": frontier, **others, "dbs": list(job.dbs), "n_test": n_test, "command": job.command,
               "regret_from": job.regret_from, "regret_log": regret_log,
-              "prune_from": job.prune_from, "prune_log": prune_log,
+              "prune_from": job.prune_from, "prune_log": prune_log, "compare": compare,
               "card_rules": card.n_rules, "seconds": time.perf_counter() - t0,
               "cached": {"sizes": cached, "of": len(frontier), "others": others_cached}}
     if job.libratus:
@@ -357,6 +363,24 @@ def run_cards(job: CardJob) -> int:
         write_card_docs(job, result, card)
     print(f"done in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _compare(job: CardJob) -> dict:
+    """``{label: [conditions, exploitability]}`` of the card frontiers of other runs (``job.compare``: ``(label,
+    frontier.json)`` pairs), drawn beside this run's in the frontier figure.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a frontier file is missing.
+    """
+    out = {}
+    for label, path in job.compare:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"compare: no frontier at {path} (a rule_cards.py hunl run's frontier.json)")
+        fr = sorted(json.loads(Path(path).read_text())["frontier"], key=lambda r: r["n_rules"])
+        out[label] = [[r["n_conditions"] for r in fr], [r["exploitability_pct_pot"] for r in fr]]
+    return out
 
 
 def _fixed_cards(job: CardJob) -> dict | None:
@@ -535,8 +559,10 @@ def frontier_plot(result: dict, path: Path, title: str) -> None:
     from rulelearn.report.plots import plot_card_frontier
 
     fr = sorted(result["frontier"], key=lambda r: r["n_rules"])
-    curves = {"rule cards: round thresholds, <= 3 conditions a rule, CFR-BR leaves in plain mixes":
+    how = "pruned by exploitability from a larger card, " if result.get("prune_from") else ""
+    curves = {f"rule cards: round thresholds, <= 3 conditions a rule, {how}CFR-BR leaves in plain mixes":
               ([r["n_conditions"] for r in fr], [r["exploitability_pct_pot"] for r in fr])}
+    curves.update({label: tuple(xy) for label, xy in result.get("compare", {}).items()})
     if result.get("trees"):
         tr = result["trees"]
         curves["trees of depth 1-3 per decision type, raw thresholds, CFR-BR leaves"] = (

@@ -15,10 +15,10 @@ strategies differ most; the card of ``n`` rules is its first ``n - 1`` splits. :
 
 The removals, last first, give a new order of the tree's splits, so the pruned cards of every size from
 ``to_rules`` to ``from_rules`` are nested like the grown ones and :func:`hunl.distill.cards.fit_card` fits any of
-them. This is cost-complexity pruning (Breiman, Friedman, Olshen & Stone 1984, Chapter 3) with the card's
-exploitability as the cost, the backward counterpart of growing with exploitability in the loop
-(:func:`hunl.distill.cards.grow_card_by_regret`); it is the "pruned while the cost allows" step of the rule-card
-learner (issue 14).
+them. This is weakest-link pruning (Breiman, Friedman, Olshen & Stone 1984, *Classification and Regression
+Trees*, Chapter 3: remove the split whose removal raises the cost least) with the card's exploitability as the cost, the backward counterpart of growing with exploitability in the loop
+(:func:`hunl.distill.cards.grow_card_by_regret`), which scores a split by a first-order estimate (the best
+response held fixed) where each pruning step measures the card it keeps.
 """
 
 from __future__ import annotations

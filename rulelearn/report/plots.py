@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 __all__ = [
@@ -428,7 +430,7 @@ def plot_card_frontier(curves, path, title: str = "", ylabel: str = "held-out me
         ax.plot([x], [y], marker="*", ms=12, ls="none", color=colors[(k + 1) % len(colors)], label=label, zorder=5)
     ax.set_xlabel("conditions on the card (bounds, over all rules)")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title("\n".join(textwrap.wrap(title, 80)))   # long card titles on two lines
     ax.grid(alpha=0.3, which="both")
     # below the axes: inside, it hid the papers' point
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, frameon=False)
