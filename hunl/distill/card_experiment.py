@@ -290,8 +290,8 @@ def run_cards(job: CardJob) -> int:
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
         data = _Data(job, ex)
-        config = CardConfig(max_leaves=max(max(job.sizes), job.prune_from or 0), max_conditions=job.max_conditions, n_samples=job.samples,
-                            min_leaf_share=job.min_leaf_share, random_state=job.seed,
+        config = CardConfig(max_leaves=max(max(job.sizes), job.prune_from or 0), max_conditions=job.max_conditions,
+                            n_samples=job.samples, min_leaf_share=job.min_leaf_share, random_state=job.seed,
                             **({} if job.features is None else {"features": tuple(job.features)}))
         tree, Z, Y = grow_card_tree(data.rows, config)
         print(f"   card tree: {tree.max_leaves} rules at most ({time.perf_counter() - t0:.0f} s)", flush=True)
