@@ -285,7 +285,7 @@ def run_cards(job: CardJob) -> int:
         if not _same_settings(old_key, key, job):
             (out / "others.json").unlink(missing_ok=True)
         if old_key != key:                  # the trees grown by regret or pruned depend on every setting
-            for f in ("regret_tree.npz", "pruned_tree.npz"):
+            for f in ("regret_tree.npz", "pruned_tree.npz", "pruning.json"):
                 (out / f).unlink(missing_ok=True)
     (out / "key.json").write_text(key)
     with make_executor(workers, None) as ex:
@@ -415,7 +415,8 @@ def _regret_tree(job: CardJob, tree, Z, Y, data: _Data, config: CardConfig, work
 
 def _pruned_tree(job: CardJob, tree, Z, Y, data: _Data, workers: int, out: Path):
     """The card tree of ``job.prune_from`` rules pruned down to the smallest card size by
-    :func:`hunl.distill.card_pruning.prune_card_tree` (cached as ``out/pruned_tree.npz``)."""
+    :func:`hunl.distill.card_pruning.prune_card_tree` (cached as ``out/pruned_tree.npz``; a killed pruning resumes
+    from ``out/pruning.json``)."""
     from hunl.distill.card_pruning import prune_card_tree
 
     cache = out / "pruned_tree.npz"
@@ -428,8 +429,9 @@ def _pruned_tree(job: CardJob, tree, Z, Y, data: _Data, workers: int, out: Path)
     pruned, log = prune_card_tree(tree, start, min(job.sizes), Z, Y, data.leaf_games(job.prune_endgames),
                                   iterations=job.prune_iterations, reoptimise_every=job.prune_every,
                                   reoptimise_iterations=job.prune_reoptimise, workers=workers, progress=True,
-                                  fixed=_fixed_cards(job), ranges=job.ranges)
+                                  fixed=_fixed_cards(job), ranges=job.ranges, checkpoint=out / "pruning.json")
     _save_tree(cache, pruned, log)
+    (out / "pruning.json").unlink(missing_ok=True)      # the state of a killed pruning, now superseded
     print(f"   pruned from {start} to {min(job.sizes)} rules ({time.perf_counter() - t0:.0f} s)", flush=True)
     return pruned, log
 

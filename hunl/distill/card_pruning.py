@@ -67,7 +67,7 @@ def _group_cfr(pool: LeafWorkers, tables: dict, rows_of: dict, strat: dict, iter
 def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarray, Y: np.ndarray, games,
                     iterations: int = 200, reoptimise_every: int = 4,
                     reoptimise_iterations: int = 50, workers: int = 1, progress: bool = False, fixed=None,
-                    ranges: str = "start") -> tuple[GrownTree, list[dict]]:
+                    ranges: str = "start", checkpoint=None) -> tuple[GrownTree, list[dict]]:
     """Cut the card of ``from_rules`` rules back to ``to_rules`` rules, each time removing the split whose two
     rules cost least, in mean training exploitability, to play as one (see the module docstring).
 
@@ -100,6 +100,11 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
     ranges : {"start", "own"}, default "start"
         The ranges the card reads (``"own"``: each information set's rule is fixed at the one it reads under the
         full card with the equilibrium's mean strategies, as in :func:`optimise_leaves`).
+    checkpoint : str or os.PathLike, optional
+        A JSON file the state is written to after the full card's optimisation and after every removal (atomically:
+        a killed run leaves the last complete state). A run that finds it, written with the same ``from_rules``,
+        training endgames and iteration settings, resumes from it (the removals do not depend on ``to_rules``, so a
+        run to fewer rules continues one to more) and gives the result of an uninterrupted run.
 
     Returns
     -------
@@ -140,10 +145,11 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
     rows_of = {int(n): np.array([row_of[j]]) for j, n in enumerate(leaves)}
     weight = {int(n): mass[j] for j, n in enumerate(leaves)}
     internal = [int(s) for s in tree.split_order[: from_rules - 1]]
+    settings = {"from_rules": from_rules, "n_games": len(games), "iterations": iterations,
+                "reoptimise_every": reoptimise_every, "reoptimise_iterations": reoptimise_iterations}
+    saved = _read_checkpoint(checkpoint, settings)
     with LeafWorkers(model, games, workers) as pool:
         seen = pool.seen({CARD_KEY: tables[CARD_KEY].shape[0]})[CARD_KEY]
-        strat = {int(n): tables[CARD_KEY][row_of[j]] for j, n in enumerate(leaves)}
-        strat = _group_cfr(pool, tables, rows_of, strat, iterations, seen, progress)
 
         def expand(strategies: dict) -> np.ndarray:
             t = np.empty_like(tables[CARD_KEY])
@@ -151,10 +157,23 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
                 t[rows] = strategies[node]
             return t
 
-        current = pool.exploitability({**tables, CARD_KEY: expand(strat)})
-        log = [{"rules": from_rules, "train_pct_pot": current, "removed": None}]
-        removed, rises = [], []
-        bar = tqdm(total=from_rules - to_rules, disable=not progress, desc="pruning", unit="rule")
+        if saved is None:
+            strat = {int(n): tables[CARD_KEY][row_of[j]] for j, n in enumerate(leaves)}
+            strat = _group_cfr(pool, tables, rows_of, strat, iterations, seen, progress)
+            current = pool.exploitability({**tables, CARD_KEY: expand(strat)})
+            log = [{"rules": from_rules, "train_pct_pot": current, "removed": None}]
+            removed, rises = [], []
+        else:                                   # replay the saved removals, then go on from the saved state
+            removed, rises, log, current = saved["removed"], saved["rises"], saved["log"], saved["current"]
+            for p in removed[: from_rules - to_rules]:     # a state saved further than asked: only up to to_rules
+                a, b = int(tree.left[p]), int(tree.right[p])
+                rows_of[p] = np.concatenate([rows_of.pop(a), rows_of.pop(b)])
+                weight[p] = weight.pop(a) + weight.pop(b)
+            strat = {int(n): np.asarray(v, dtype=np.float64) for n, v in saved["strat"].items()}
+        state = {"settings": settings, "removed": removed, "rises": rises, "log": log}
+        _write_checkpoint(checkpoint, state, strat, current)
+        bar = tqdm(total=from_rules - to_rules, initial=min(len(removed), from_rules - to_rules), disable=not progress,
+                   desc="pruning", unit="rule")
         while len(rows_of) > to_rules:
             cands = [p for p in internal if p not in removed
                      and int(tree.left[p]) in rows_of and int(tree.right[p]) in rows_of]
@@ -184,11 +203,14 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
                 if e < current:
                     strat, current = again, e
             log.append({"rules": len(rows_of), "train_pct_pot": current, "removed": p})
+            _write_checkpoint(checkpoint, state, strat, current)
             bar.update(1)
             if progress:
                 bar.write(f"   pruned to {len(rows_of)} rules: {current:.2f}% of the pot on the training endgames "
                           f"(merging node {p} cost {rises[-1]:+.2f})")
         bar.close()
+    log = [r for r in log if r["rules"] >= len(rows_of)]     # a resumed run to more rules than it was saved at
+    removed, rises = removed[: from_rules - len(rows_of)], rises[: from_rules - len(rows_of)]
     gain_of = dict(zip(tree.split_order.tolist(), tree.gains.tolist()))
     gain_of.update(zip(removed, rises))
     kept = [s for s in internal if s not in removed]
@@ -197,3 +219,32 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
                        np.asarray([gain_of[s] for s in new_order], dtype=np.float64), tree.feature_names)
     return pruned, log
 
+
+
+def _read_checkpoint(path, settings: dict) -> dict | None:
+    """The state saved by :func:`_write_checkpoint` under the same settings (None: no file, or other settings)."""
+    import json
+    from pathlib import Path
+
+    if path is None or not Path(path).exists():
+        return None
+    state = json.loads(Path(path).read_text())
+    if state.get("settings") != settings:
+        return None
+    state["strat"] = {int(k): v for k, v in state["strat"].items()}
+    return state
+
+
+def _write_checkpoint(path, state: dict, strat: dict, current: float) -> None:
+    """Write the pruning's state to ``path`` atomically (a temporary file renamed over it)."""
+    import json
+    import os
+    from pathlib import Path
+
+    if path is None:
+        return
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({**state, "current": float(current),
+                               "strat": {str(k): [float(x) for x in v] for k, v in strat.items()}}))
+    os.replace(tmp, path)

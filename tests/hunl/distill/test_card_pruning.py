@@ -1,5 +1,7 @@
 """Pruning a card tree by exploitability (hunl.distill.card_pruning)."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,26 @@ def test_leaf_workers_measure_many_tables_as_one_by_one(setup):
         assert pool.seen({}) == {}
     with pytest.raises(ValueError, match="games"):
         LeafWorkers(policy, [])
+
+
+def test_a_killed_pruning_resumes_from_its_checkpoint(setup, tmp_path):
+    """A run stopped after some removals (here: one run to fewer removals) is continued from its checkpoint and
+    gives exactly the result of an uninterrupted run; a run to more rules than saved stops where it is asked;
+    other settings start afresh."""
+    games, tree, Z, Y, _ = setup
+    n = tree.max_leaves
+    kw = {"iterations": 8, "reoptimise_every": 2, "reoptimise_iterations": 3}
+    whole, whole_log = prune_card_tree(tree, n, n - 5, Z, Y, games, **kw)
+    ck = tmp_path / "pruning.json"
+    prune_card_tree(tree, n, n - 3, Z, Y, games, checkpoint=ck, **kw)
+    assert len(json.loads(ck.read_text())["removed"]) == 3
+    resumed, resumed_log = prune_card_tree(tree, n, n - 5, Z, Y, games, checkpoint=ck, **kw)
+    assert np.array_equal(resumed.split_order, whole.split_order)
+    assert np.allclose(resumed.gains, whole.gains, equal_nan=True)
+    assert resumed_log == whole_log
+    short, short_log = prune_card_tree(tree, n, n - 2, Z, Y, games, checkpoint=ck, **kw)
+    assert [r["rules"] for r in short_log] == [n, n - 1, n - 2]
+    assert set(short.leaves(n - 2).tolist()) == set(whole.leaves(n - 2).tolist())
+    assert len(json.loads(ck.read_text())["removed"]) == 5          # the saved work is kept
+    other, _ = prune_card_tree(tree, n, n - 1, Z, Y, games, checkpoint=ck, **{**kw, "iterations": 9})
+    assert len(json.loads(ck.read_text())["removed"]) == 1          # other settings: started afresh

@@ -226,6 +226,7 @@ def test_run_cards_end_to_end(tmp_path):
     with pytest.raises(FileNotFoundError, match="compare"):
         run_cards(replace(pruned, compare=(("missing", str(tmp_path / "nothing.json")),)))
     assert [r["rules"] for r in front["prune_log"]][-1] == 1 and (tmp_path / "out" / "pruned_tree.npz").exists()
+    assert not (tmp_path / "out" / "pruning.json").exists()       # the checkpoint of the pruning, superseded
     assert run_cards(pruned) == 0
     assert json.loads((tmp_path / "out" / "frontier.json").read_text())["cached"]["sizes"] == 2
     stamp = (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns
