@@ -102,8 +102,9 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
         full card with the equilibrium's mean strategies, as in :func:`optimise_leaves`).
     checkpoint : str or os.PathLike, optional
         A JSON file the state is written to after the full card's optimisation and after every removal (atomically:
-        a killed run leaves the last complete state). A run that finds it, written with the same ``from_rules``,
-        training endgames and iteration settings, resumes from it (the removals do not depend on ``to_rules``, so a
+        a killed run leaves the last complete state). A run that finds it, written with the same card (the splits
+        of its ``from_rules`` rules), number of training endgames and iteration settings, resumes from it (the
+        endgames themselves are the caller's to keep: ``rule_cards.py`` deletes the file when its settings change) (the removals do not depend on ``to_rules``, so a
         run to fewer rules continues one to more) and gives the result of an uninterrupted run.
 
     Returns
@@ -146,7 +147,8 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
     weight = {int(n): mass[j] for j, n in enumerate(leaves)}
     internal = [int(s) for s in tree.split_order[: from_rules - 1]]
     settings = {"from_rules": from_rules, "n_games": len(games), "iterations": iterations,
-                "reoptimise_every": reoptimise_every, "reoptimise_iterations": reoptimise_iterations}
+                "reoptimise_every": reoptimise_every, "reoptimise_iterations": reoptimise_iterations,
+                "splits": [[p, int(tree.feature[p]), float(tree.threshold[p])] for p in internal]}
     saved = _read_checkpoint(checkpoint, settings)
     with LeafWorkers(model, games, workers) as pool:
         seen = pool.seen({CARD_KEY: tables[CARD_KEY].shape[0]})[CARD_KEY]
