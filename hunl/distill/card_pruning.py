@@ -34,34 +34,17 @@ __all__ = ["prune_card_tree"]
 
 
 def _group_cfr(pool: LeafWorkers, tables: dict, rows_of: dict, strat: dict, iterations: int,
-               seen: np.ndarray, progress: bool = False) -> dict:
-    """CFR-BR over groups of card rows that share one strategy (each current rule of a pruned card is a group of
-    the full card's rows): ``{node: (4,) strategy}``, linearly averaged after a delay of ``iterations // 5``.
-
-    A group's regret is the sum of its rows' regrets, since its rows all play its strategy."""
-    from tqdm.auto import tqdm
-
-    nodes = list(strat)
+               progress: bool = False) -> dict:
+    """CFR-BR over the current rules of a pruned card, each a group of the full card's rows playing one strategy
+    (:meth:`LeafWorkers.cfr_br` with groups; the other tables frozen): ``{node: (4,) strategy}``."""
     group = np.empty(tables[CARD_KEY].shape[0], dtype=np.int64)
-    for g, node in enumerate(nodes):
-        group[rows_of[node]] = g
-    start = np.array([strat[n] for n in nodes])
-    live = np.zeros(len(nodes), dtype=bool)
-    np.logical_or.at(live, group, seen)
-    current, regret, avg = start.copy(), np.zeros_like(start), np.zeros_like(start)
-    delay = iterations // 5
-    for it in tqdm(range(1, iterations + 1), disable=not progress, desc="optimal leaves", unit="it", leave=False):
-        r_rows = pool.regrets({**tables, CARD_KEY: current[group]})[CARD_KEY]
-        r = np.zeros_like(start)
-        np.add.at(r, group, r_rows)
-        regret = np.maximum(regret + r, 0.0)     # regret matching+
-        pos = regret.sum(axis=1, keepdims=True)
-        upd = np.where(pos > 0, regret / np.where(pos > 0, pos, 1.0), current)
-        current = np.where(live[:, None], upd, start)
-        avg += max(it - delay, 0) * current
-    z = avg.sum(axis=1, keepdims=True)
-    out = np.where(live[:, None] & (z > 0), avg / np.where(z > 0, z, 1.0), start)
-    return {n: out[g] for g, n in enumerate(nodes)}
+    start = np.empty_like(tables[CARD_KEY])
+    for g, (node, rows) in enumerate(rows_of.items()):
+        group[rows] = g
+        start[rows] = strat[node]
+    out, _, _ = pool.cfr_br({**tables, CARD_KEY: start}, iterations, iterations // 5,
+                            frozen=[k for k in tables if k != CARD_KEY], groups={CARD_KEY: group}, progress=progress)
+    return {node: out[CARD_KEY][rows[0]] for node, rows in rows_of.items()}
 
 
 def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarray, Y: np.ndarray, games,
@@ -151,7 +134,12 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
                 "splits": [[p, int(tree.feature[p]), float(tree.threshold[p])] for p in internal]}
     saved = _read_checkpoint(checkpoint, settings)
     with LeafWorkers(model, games, workers) as pool:
-        seen = pool.seen({CARD_KEY: tables[CARD_KEY].shape[0]})[CARD_KEY]
+        def merge(p: int) -> tuple[int, int]:
+            """Make split ``p``'s two rules one (their rows and weights); returns their nodes."""
+            a, b = int(tree.left[p]), int(tree.right[p])
+            rows_of[p] = np.concatenate([rows_of.pop(a), rows_of.pop(b)])
+            weight[p] = weight.pop(a) + weight.pop(b)
+            return a, b
 
         def expand(strategies: dict) -> np.ndarray:
             t = np.empty_like(tables[CARD_KEY])
@@ -161,16 +149,14 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
 
         if saved is None:
             strat = {int(n): tables[CARD_KEY][row_of[j]] for j, n in enumerate(leaves)}
-            strat = _group_cfr(pool, tables, rows_of, strat, iterations, seen, progress)
+            strat = _group_cfr(pool, tables, rows_of, strat, iterations, progress)
             current = pool.exploitability({**tables, CARD_KEY: expand(strat)})
             log = [{"rules": from_rules, "train_pct_pot": current, "removed": None}]
             removed, rises = [], []
         else:                                   # replay the saved removals, then go on from the saved state
             removed, rises, log, current = saved["removed"], saved["rises"], saved["log"], saved["current"]
             for p in removed[: from_rules - to_rules]:     # a state saved further than asked: only up to to_rules
-                a, b = int(tree.left[p]), int(tree.right[p])
-                rows_of[p] = np.concatenate([rows_of.pop(a), rows_of.pop(b)])
-                weight[p] = weight.pop(a) + weight.pop(b)
+                merge(p)
             strat = {int(n): np.asarray(v, dtype=np.float64) for n, v in saved["strat"].items()}
         state = {"settings": settings, "removed": removed, "rises": rises, "log": log}
         _write_checkpoint(checkpoint, state, strat, current)
@@ -191,16 +177,14 @@ def prune_card_tree(tree: GrownTree, from_rules: int, to_rules: int, Z: np.ndarr
             ex = pool.exploitabilities(trial)
             k = int(np.argmin(ex))
             p = cands[k]
-            a, b = int(tree.left[p]), int(tree.right[p])
-            rows_of[p] = np.concatenate([rows_of.pop(a), rows_of.pop(b)])
-            weight[p] = weight.pop(a) + weight.pop(b)
+            a, b = merge(p)
             strat.pop(a), strat.pop(b)
             strat[p] = merged[k]
             rises.append(float(ex[k] - current))
             current = float(ex[k])
             removed.append(p)
             if reoptimise_every and len(removed) % reoptimise_every == 0:
-                again = _group_cfr(pool, tables, rows_of, strat, reoptimise_iterations, seen, progress)
+                again = _group_cfr(pool, tables, rows_of, strat, reoptimise_iterations, progress)
                 e = pool.exploitability({**tables, CARD_KEY: expand(again)})
                 if e < current:
                     strat, current = again, e
@@ -238,15 +222,13 @@ def _read_checkpoint(path, settings: dict) -> dict | None:
 
 
 def _write_checkpoint(path, state: dict, strat: dict, current: float) -> None:
-    """Write the pruning's state to ``path`` atomically (a temporary file renamed over it)."""
+    """Write the pruning's state to ``path`` whole or not at all (:func:`rulelearn.data.shards.write_atomic`)."""
     import json
-    import os
     from pathlib import Path
+
+    from rulelearn.data.shards import write_atomic
 
     if path is None:
         return
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({**state, "current": float(current),
-                               "strat": {str(k): [float(x) for x in v] for k, v in strat.items()}}))
-    os.replace(tmp, path)
+    write_atomic(Path(path), json.dumps({**state, "current": float(current),
+                                         "strat": {str(k): [float(x) for x in v] for k, v in strat.items()}}).encode())

@@ -446,6 +446,77 @@ class LeafWorkers:
         parts = self._pool.ask("exploitability_sums", many)
         return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.n_games
 
+    def cfr_br(self, start: dict, iterations: int, delay: int, frozen=(), groups: dict | None = None,
+               log_every: int | None = None, progress: bool = False) -> tuple[dict, list, list]:
+        """CFR-BR over the leaves from the strategies ``start`` (the loop of :func:`optimise_leaves`).
+
+        Parameters
+        ----------
+        start : dict
+            ``{key: (n_leaves, 4)}`` starting leaf strategies.
+        iterations, delay : int
+            Regret-matching+ iterations; iteration ``t > delay`` has weight ``t - delay`` in the average.
+        frozen : collection of keys
+            Tables that keep their ``start``.
+        groups : dict, optional
+            ``{key: int array (n_leaves,)}``: leaves of one group share one strategy (their regrets are summed; their
+            ``start`` rows must be equal), e.g. the rules of a pruned card that now play as one.
+        log_every : int, optional
+            Measure the average strategies every this many iterations (and at the end).
+
+        Returns
+        -------
+        tables : dict
+            The average strategies (``start`` for leaves no information set reads, and for frozen keys).
+        log_iterations, log_exploitability : list
+            Iteration 0 (``start``) and the logged ones; mean exploitability, % of the pot (empty without
+            ``log_every``).
+        """
+        from tqdm.auto import tqdm
+
+        frozen, groups = set(frozen), dict(groups or {})
+        seen = self.seen({k: v.shape[0] for k, v in start.items()})
+        grp = {k: groups.get(k, np.arange(v.shape[0])) for k, v in start.items() if k not in frozen}
+        first = {k: np.unique(g, return_index=True)[1] for k, g in grp.items()}   # a leaf of each group
+        s0 = {k: start[k][first[k]] for k in grp}
+        live = {}
+        for k, g in grp.items():
+            live[k] = np.zeros(first[k].size, dtype=bool)
+            np.logical_or.at(live[k], g, seen[k])
+        current = {k: v.copy() for k, v in s0.items()}
+        regret = {k: np.zeros_like(v) for k, v in s0.items()}
+        avg = {k: np.zeros_like(v) for k, v in s0.items()}
+
+        def tables_of(per_group: dict) -> dict:
+            return {k: per_group[k][grp[k]] if k in grp else start[k] for k in start}
+
+        def averaged() -> dict:
+            out = {}
+            for k in avg:
+                z = avg[k].sum(axis=1, keepdims=True)
+                out[k] = np.where(live[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), s0[k])
+            return tables_of(out)
+
+        log_it, log_ex = ([0], [self.exploitability(start)]) if log_every else ([], [])
+        for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it",
+                       leave=log_every is not None):
+            for k, r in self.regrets(tables_of(current)).items():
+                if k not in grp:
+                    continue
+                if k in groups:
+                    summed = np.zeros_like(regret[k])
+                    np.add.at(summed, grp[k], r)
+                    r = summed
+                regret[k] = np.maximum(regret[k] + r, 0.0)   # regret matching+
+                pos = regret[k].sum(axis=1, keepdims=True)
+                upd = np.where(pos > 0, regret[k] / np.where(pos > 0, pos, 1.0), current[k])
+                current[k] = np.where(live[k][:, None], upd, s0[k])
+                avg[k] += max(it - delay, 0) * current[k]
+            if log_every and (it % log_every == 0 or it == iterations) and it > delay:
+                log_it.append(it)
+                log_ex.append(self.exploitability(averaged()))
+        return averaged(), log_it, log_ex
+
 
 def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, delay: int | None = None,
                     workers: int = 1, progress: bool = False, frozen=()) -> LeafCFRResult:
@@ -486,7 +557,6 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
         If ``iterations < 1``, ``delay`` is outside ``[0, iterations)``, ``workers < 1`` or the model's ranges
         are ``"node"``.
     """
-    from tqdm.auto import tqdm
 
     iterations = check_int("iterations", iterations, 1)
     workers = check_int("workers", workers, 1)
@@ -502,34 +572,7 @@ def optimise_leaves(model, games, iterations: int = 100, log_every: int = 10, de
     if unknown:
         raise ValueError(f"frozen keys {sorted(map(str, unknown))} are not leaf keys of the model")
     start = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-    current = {k: v.copy() for k, v in start.items()}
-    regret = {k: np.zeros_like(v) for k, v in start.items()}
-    avg = {k: np.zeros_like(v) for k, v in start.items()}
     with LeafWorkers(model, games, workers) as pool:
-        seen = pool.seen({k: v.shape[0] for k, v in start.items()})
-
-        def averaged():
-            out = {}
-            for k in avg:
-                z = avg[k].sum(axis=1, keepdims=True)
-                out[k] = np.where(seen[k][:, None] & (z > 0), avg[k] / np.where(z > 0, z, 1.0), start[k])
-            return out
-
-        log_it, log_ex = [0], [pool.exploitability(start)]
-        for it in tqdm(range(1, int(iterations) + 1), disable=not progress, desc="optimal leaves", unit="it"):
-            for k, r in pool.regrets(current).items():
-                regret[k] += r
-            for k in current:
-                if k in frozen:
-                    continue
-                r = np.maximum(regret[k], 0.0)  # regret matching+
-                regret[k] = r
-                pos = r.sum(axis=1, keepdims=True)
-                upd = np.where(pos > 0, r / np.where(pos > 0, pos, 1.0), current[k])
-                current[k] = np.where(seen[k][:, None], upd, start[k])
-                avg[k] += max(it - delay, 0) * current[k]
-            if (it % log_every == 0 or it == iterations) and it > delay:
-                log_it.append(it)
-                log_ex.append(pool.exploitability(averaged()))
-        tables = averaged()
+        tables, log_it, log_ex = pool.cfr_br(start, iterations, delay, frozen=frozen, log_every=log_every,
+                                             progress=progress)
     return LeafCFRResult(tables, int(iterations), np.asarray(log_it, dtype=np.int64), np.asarray(log_ex))

@@ -128,9 +128,8 @@ def test_group_cfr_with_one_rule_a_group_is_optimise_leaves(setup):
     res = optimise_leaves(policy, games, iterations=12)
     table = policy.leaf_table(CARD_KEY)
     with LeafWorkers(policy, games) as pool:
-        seen = pool.seen({CARD_KEY: table.shape[0]})[CARD_KEY]
         got = _group_cfr(pool, {CARD_KEY: table}, {r: np.array([r]) for r in range(table.shape[0])},
-                         {r: table[r] for r in range(table.shape[0])}, 12, seen)
+                         {r: table[r] for r in range(table.shape[0])}, 12)
     assert np.allclose(np.array([got[r] for r in range(table.shape[0])]), res.tables[CARD_KEY], atol=1e-12)
 
 
