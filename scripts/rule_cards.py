@@ -75,6 +75,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="keep about this many decisions of each training endgame, drawn by probability times "
                         "stake and reweighted (turn endgames have about 400,000)")
     h.add_argument("--leaf-iterations", type=int, default=200)
+    h.add_argument("--plain-search", type=float, default=0.0, metavar="RADIUS",
+                   help="print, for each rule, the plain mix within RADIUS of its optimised strategy (in every "
+                        "action's probability) with the least training exploitability, rule by rule (default 0: "
+                        "the nearest plain mix)")
     h.add_argument("--regret-from", type=int, default=None,
                    help="grow the card tree by imitation to this many rules, then by the splits that most reduce "
                         "what best responses win (exploitability in the loop; default: imitation only)")
@@ -193,7 +197,7 @@ def main(argv=None) -> int:
             compare=tuple((label, path) for label, path in a.compare) if a.compare else (),
             streets=None if a.streets is None else tuple({"flop": 3, "turn": 4, "river": 5}[x] for x in a.streets),
             fixed_cards=tuple((st, path) for st, path in a.fixed_card) if a.fixed_card else (),
-            ranges=a.ranges, features=_features(a.features)))
+            ranges=a.ranges, features=_features(a.features), plain_search=a.plain_search))
     if a.game == "floor":
         from hunl.distill.card_floor import FloorJob, run_card_floor
 

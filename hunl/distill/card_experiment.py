@@ -87,6 +87,7 @@ class CardJob:
     fixed_cards: tuple[tuple[int, str], ...] = ()
     ranges: str = "start"
     features: tuple[str, ...] | None = None
+    plain_search: float = 0.0
     out: str = "data/cards/hunl_river"
     title: str = "HUNL river rule card"
     command: str = "python scripts/rule_cards.py hunl"
@@ -239,6 +240,16 @@ def _same_settings(old: str, new: str, job: CardJob, free: tuple = ("sizes", "ca
     return {k: v for k, v in a.items() if k not in free} == {k: v for k, v in b.items() if k not in free}
 
 
+def _without(key: str, name: str) -> str:
+    """The settings ``key`` (JSON) without the setting ``name``."""
+    try:
+        d = json.loads(key)
+    except json.JSONDecodeError:
+        return key
+    d.pop(name, None)
+    return json.dumps(d, sort_keys=True)
+
+
 def run_cards(job: CardJob) -> int:
     """Run ``job`` (see the module docstring); returns 0.
 
@@ -274,7 +285,8 @@ def run_cards(job: CardJob) -> int:
                       and not (k.startswith("prune_") and job.prune_from is None)
                       and not (k in ("streets", "fixed_cards") and not v)
                       and not (k == "ranges" and v == "start")
-                      and not (k == "features" and v is None)},
+                      and not (k == "features" and v is None)
+                      and not (k == "plain_search" and not v)},
                      sort_keys=True)
     if (out / "key.json").exists():
         old_key = (out / "key.json").read_text()
@@ -282,9 +294,10 @@ def run_cards(job: CardJob) -> int:
         if not _same_settings(old_key, key, job, free=("sizes", "card_rules", "depths")):
             for f in out.glob("size_*.json"):                         # every card of the old settings
                 f.unlink()
-        if not _same_settings(old_key, key, job):
+        if not _same_settings(old_key, key, job, free=("sizes", "card_rules", "plain_search")):
             (out / "others.json").unlink(missing_ok=True)
-        if old_key != key:                  # the trees grown by regret or pruned depend on every setting
+        # the trees grown by regret or pruned depend on every setting but how the rules' mixes are printed
+        if _without(old_key, "plain_search") != _without(key, "plain_search"):
             for f in ("regret_tree.npz", "pruned_tree.npz", "pruning.json"):
                 (out / f).unlink(missing_ok=True)
     (out / "key.json").write_text(key)
@@ -292,6 +305,7 @@ def run_cards(job: CardJob) -> int:
         data = _Data(job, ex)
         config = CardConfig(max_leaves=max(max(job.sizes), job.prune_from or 0), max_conditions=job.max_conditions,
                             n_samples=job.samples, min_leaf_share=job.min_leaf_share, random_state=job.seed,
+                            plain_search=job.plain_search,
                             **({} if job.features is None else {"features": tuple(job.features)}))
         tree, Z, Y = grow_card_tree(data.rows, config)
         print(f"   card tree: {tree.max_leaves} rules at most ({time.perf_counter() - t0:.0f} s)", flush=True)

@@ -30,7 +30,7 @@ import numpy as np
 
 from hunl.distill.actions import N_CLASSES
 from hunl.distill.decisions import DecisionRows
-from hunl.distill.optimal_leaves import information_set_values, optimise_leaves
+from hunl.distill.optimal_leaves import LeafWorkers, information_set_values, optimise_leaves
 from hunl.distill.policy import FACING_ONLY
 from hunl.distill.quantities import (
     CARD_FEATURES,
@@ -88,6 +88,11 @@ class CardConfig:
         Least share of the drawn decisions in a rule.
     plain_tolerance : float
         Largest change of a class probability by the plain rounding.
+    plain_search : float
+        0 (the default): each rule prints the plain mix nearest its optimised strategy. Positive: the plain
+        mixes within this distance of it (in every class) are tried rule by rule and the one with the least
+        training exploitability is printed (:func:`hunl.distill.plain_search.plain_by_exploitability`; only
+        when the strategies are optimised, ``fit_card(iterations > 0)``).
     random_state : int
     """
 
@@ -97,6 +102,7 @@ class CardConfig:
     n_samples: int = 400_000
     min_leaf_share: float = 0.002
     plain_tolerance: float = 0.05
+    plain_search: float = 0.0
     random_state: int = 0
 
 
@@ -519,7 +525,9 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     policy : CardPolicy
         Plays the card (with ``fixed``: on its streets; play it with :class:`StreetCards`).
     log : dict
-        ``{"exact_train_pct_pot": [...], "iterations": [...]}`` of the optimisation (training endgames).
+        ``{"exact_train_pct_pot": [...], "iterations": [...]}`` of the optimisation (training endgames); with
+        ``config.plain_search``, also ``"plain_train_pct_pot"``: the training exploitability of the nearest plain
+        mixes, then after each pass of the search.
     """
     provisional, means, masks, coverage, streets = provisional_card(tree, n_rules, Z, Y, title, ranges)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
@@ -535,7 +543,18 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
         tuned = means
         log = {"iterations": [], "exact_train_pct_pot": []}
     used = (masks.astype(np.float64) @ Y) > 1e-4 * masks.sum(axis=1, keepdims=True)
-    plain = plain_table(_fold_unused(tuned, used), config.plain_tolerance)
+    folded = _fold_unused(tuned, used)
+    plain = plain_table(folded, config.plain_tolerance)
+    if iterations > 0 and config.plain_search > 0:      # choose among the plain mixes by the training cost
+        from hunl.distill.plain_search import plain_by_exploitability
+
+        with LeafWorkers(model, games, workers) as pool:
+            tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
+            tables[CARD_KEY] = plain[order]
+            searched, log["plain_train_pct_pot"] = plain_by_exploitability(
+                pool, tables, CARD_KEY, folded[order], used[order], config.plain_search,
+                order=np.argsort(-masks.sum(axis=1)[order], kind="stable"), progress=progress)
+        plain[order] = searched
     card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets, ranges=ranges)
     return card, CardPolicy(card), log
 

@@ -7,7 +7,8 @@ A card a person can carry names thresholds a person can remember ("more than 70%
   quantity by its kind (a share of a range, a signed margin, a positive ratio, a count);
   :func:`is_round` says whether a number is one of them;
 * :func:`plain_fractions` -- a distribution rounded to ``k in d`` with a small denominator ``d``, summing exactly
-  to 1 (the card plays exactly what it prints); :func:`describe_plain_mix` puts it in words.
+  to 1 (the card plays exactly what it prints); :func:`plain_mixes_near` lists every plain mix near a
+  distribution (for choosing among them by the card's cost); :func:`describe_plain_mix` puts it in words.
 
 The learners search thresholds *on* these grids (:mod:`rulelearn.rules.round_tree`), so a card's thresholds need
 no snapping after the fact: the printed card is the measured policy.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PLAIN_DENOMINATORS", "QUANTITY_KINDS", "count_grid", "describe_plain_mix", "grid_for", "is_round",
-           "plain_fractions", "scale_grid", "share_grid", "signed_grid"]
+           "plain_fractions", "plain_mixes_near", "scale_grid", "share_grid", "signed_grid"]
 
 #: Denominators of a plain mix, simplest first ("1 in 2", "2 in 3", "1 in 4", ..., "3 in 10").
 PLAIN_DENOMINATORS = (1, 2, 3, 4, 5, 6, 8, 10)
@@ -129,6 +130,71 @@ def plain_fractions(probs, tolerance: float = 0.05, denominators=PLAIN_DENOMINAT
     _, counts, d = best
     g = int(np.gcd.reduce(np.append(counts[counts > 0], d)))
     return counts // g, d // g
+
+
+def plain_mixes_near(probs, radius: float, allowed=None, denominators=PLAIN_DENOMINATORS) -> np.ndarray:
+    """Every plain mix ``k / d`` (``d`` in ``denominators``) within ``radius`` of ``probs`` in every entry.
+
+    The candidates among which a learner may choose a rule's printed mix by what it costs, rather than taking the
+    nearest one (:func:`plain_fractions`).
+
+    Parameters
+    ----------
+    probs : array_like of float, shape ``(k,)``
+        Non-negative, summing to 1 (renormalised).
+    radius : float
+        Largest change of any entry (the L-infinity distance), >= 0.
+    allowed : array_like of bool, shape ``(k,)``, optional
+        Entries a mix may give positive probability (default all), e.g. the actions a rule's decisions offer.
+    denominators : sequence of int, default :data:`PLAIN_DENOMINATORS`
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(m, k)``
+        Distinct mixes, each summing to 1, in the order of the first denominator that gives them, then of their
+        counts (lexicographically); empty (``m = 0``) when none is within ``radius``.
+
+    Raises
+    ------
+    ValueError
+        If ``probs`` is empty, negative or sums to 0, ``radius`` is negative or not finite, or ``allowed`` has
+        another length than ``probs`` or allows no entry.
+    """
+    p = np.asarray(probs, dtype=np.float64).reshape(-1)
+    if p.size == 0 or np.any(p < -1e-12) or not np.isfinite(p).all() or p.sum() <= 0:
+        raise ValueError("probs must be a non-empty, non-negative distribution")
+    if not np.isfinite(radius) or radius < 0:
+        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
+    ok = np.ones(p.size, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool).reshape(-1)
+    if ok.size != p.size or not ok.any():
+        raise ValueError(f"allowed must hold {p.size} flags, at least one True")
+    p = np.clip(p, 0.0, None) / p.sum()
+    out, seen = [], set()
+    idx = np.flatnonzero(ok)
+    for d in denominators:
+        d = int(d)
+        # compositions of d into the allowed entries: stars and bars
+        for bars in _compositions(d, idx.size):
+            m = np.zeros(p.size)
+            m[idx] = bars / d
+            if np.abs(m - p).max() <= radius + 1e-12:
+                key = tuple(np.round(m, 9))
+                if key not in seen:
+                    seen.add(key)
+                    out.append(m)
+    return np.asarray(out, dtype=np.float64).reshape(-1, p.size)
+
+
+def _compositions(total: int, parts: int) -> np.ndarray:
+    """All ways to write ``total`` as an ordered sum of ``parts`` non-negative integers, shape ``(n, parts)``,
+    in lexicographic order."""
+    if parts == 1:
+        return np.array([[total]], dtype=np.int64)
+    rows = []
+    for first in range(total + 1):
+        rest = _compositions(total - first, parts - 1)
+        rows.append(np.column_stack([np.full(rest.shape[0], first, dtype=np.int64), rest]))
+    return np.concatenate(rows)
 
 
 def describe_plain_mix(labels, counts, d: int) -> str:

@@ -15,6 +15,7 @@ from rulelearn.rules.plain import (
     grid_for,
     is_round,
     plain_fractions,
+    plain_mixes_near,
     scale_grid,
     share_grid,
 )
@@ -48,6 +49,52 @@ def test_plain_fractions_prefer_small_denominators():
     assert describe_plain_mix(["check", "bet"], np.array([1, 0]), 1) == "check"
     with pytest.raises(ValueError):
         plain_fractions([0, 0])
+
+
+def _brute_near(p, radius, allowed, denominators=(1, 2, 3, 4, 5, 6, 8, 10)):
+    """Every plain mix near ``p``, by enumerating all count vectors (itertools, not stars and bars)."""
+    import itertools
+    from fractions import Fraction
+
+    found = set()
+    for d in denominators:
+        for counts in itertools.product(range(d + 1), repeat=len(p)):
+            if sum(counts) != d or any(c > 0 and not a for c, a in zip(counts, allowed)):
+                continue
+            if max(abs(c / d - q) for c, q in zip(counts, p)) <= radius + 1e-12:
+                found.add(tuple(Fraction(c, d) for c in counts))
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=4).filter(lambda v: sum(v) > 0.05),
+       st.floats(0.0, 0.3), st.data())
+def test_plain_mixes_near_are_exactly_the_plain_mixes_within_the_radius(v, radius, data):
+    p = np.asarray(v) / np.sum(v)
+    allowed = np.asarray(data.draw(st.lists(st.booleans(), min_size=p.size, max_size=p.size)
+                                   .filter(lambda a: any(a))))
+    got = plain_mixes_near(p, radius, allowed)
+    assert got.shape[1] == p.size
+    assert np.allclose(got.sum(axis=1), 1.0) and np.all(got >= 0)
+    assert np.all(np.abs(got - p).max(axis=1) <= radius + 1e-12) and not np.any(got[:, ~allowed] > 0)
+    from fractions import Fraction
+
+    as_fractions = {tuple(Fraction(x).limit_denominator(10) for x in row) for row in got}
+    assert len(as_fractions) == got.shape[0]               # distinct
+    assert as_fractions == _brute_near(p, radius, allowed)
+    counts, d = plain_fractions(p)
+    if allowed.all() and np.abs(counts / d - p).max() <= radius:
+        assert np.any(np.all(np.isclose(got, counts / d), axis=1))   # the nearest mix is a candidate
+
+
+def test_plain_mixes_near_rejects_bad_input():
+    with pytest.raises(ValueError, match="radius"):
+        plain_mixes_near([0.5, 0.5], -0.1)
+    with pytest.raises(ValueError, match="allowed"):
+        plain_mixes_near([0.5, 0.5], 0.1, [False, False])
+    with pytest.raises(ValueError, match="probs"):
+        plain_mixes_near([-0.5, 1.5], 0.1)
+    assert plain_mixes_near([0.43, 0.57], 0.0).shape == (0, 2)
 
 
 def _brute_best(x, y, grid):
