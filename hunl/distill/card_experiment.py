@@ -341,6 +341,8 @@ def run_cards(job: CardJob) -> int:
                 rec = {"n_rules": card.n_rules, "n_conditions": card.n_conditions, **_summary(scores, "card"),
                        "by_db": by_db,
                        "train_pct_pot": log["exact_train_pct_pot"][-1], "card": card.to_dict()}
+                if "plain_train_pct_pot" in log:      # the plain mixes chosen by exploitability: before, after
+                    rec["plain_train_pct_pot"] = log["plain_train_pct_pot"]
                 cache.write_text(json.dumps(rec))
             cards[n] = RuleCard.from_dict(rec["card"])
             c = cards[n]

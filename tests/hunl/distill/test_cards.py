@@ -232,6 +232,15 @@ def test_run_cards_end_to_end(tmp_path):
     stamp = (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns
     assert run_cards(replace(pruned, prune_endgames=2)) == 0          # other settings: pruned again
     assert (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns != stamp
+    # plain mixes chosen by exploitability: the same pruned tree, the sizes fitted again, the search logged
+    stamp = (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns
+    searched = replace(pruned, prune_endgames=2, plain_search=0.2)
+    assert run_cards(searched) == 0
+    assert (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns == stamp
+    front = json.loads((tmp_path / "out" / "frontier.json").read_text())
+    assert front["cached"]["sizes"] == 0
+    rec = json.loads((tmp_path / "out" / "size_3.json").read_text())
+    assert rec["plain_train_pct_pot"][-1] <= rec["plain_train_pct_pot"][0]
     with pytest.raises(ValueError, match="prune_from"):
         run_cards(replace(pruned, regret_from=2))
     with pytest.raises(ValueError, match="prune_from"):
