@@ -77,7 +77,8 @@ def cmd_rules(args) -> int:
 
 #: Rule cards written by ``scripts/rule_cards.py``, by name (``rulelearn rules --card river``).
 CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "river-own", "river-own-bluff",
-                                                            "river-own-bluff-pruned", "river-deep", "river-all",
+                                                            "river-own-bluff-pruned", "river-own-bluff-pruned-plain",
+                                                            "river-deep", "river-all",
                                                             "river-all-own", "river-all-own-bluff",
                                                             "river-all-own-bluff-pruned", "turn", "turn-own",
                                                             "turn-own-pruned", "flop", "flop-own")}

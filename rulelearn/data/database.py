@@ -256,6 +256,18 @@ class SolutionDatabase(ShardDirectory):
         return DatabaseCheck(str(self.path), len(shards), n_games, n_unverified, n_sum, dict(sorted(problems.items())),
                              time.perf_counter() - t0)
 
+    def _params_of(self, family: GameFamily) -> dict:
+        """The constructor parameters to record for a family object given without them: those of the existing
+        manifest (a resumed database keeps its record), else ``family.params()`` where the family has it."""
+        try:
+            have = self.manifest
+        except CorruptManifestError:
+            have = None
+        if have is not None:
+            return dict(have.get("family_params", {}))
+        own = getattr(family, "params", None)
+        return dict(own()) if callable(own) else {}
+
     def _prepare(self, family: GameFamily, seed: int, family_params: dict, repair: bool) -> tuple[dict, bool, bool]:
         """Create or check the manifest (under the lock); returns it in the current format, whether it was format 1,
         and whether it was rebuilt (missing or unreadable while shards are present; ``repair`` only)."""
@@ -313,7 +325,9 @@ class SolutionDatabase(ShardDirectory):
         progress : bool, default True
             Show a progress bar (games, rate and ETA).
         family_params : dict, optional
-            Keyword arguments of the family's constructor, recorded so that :meth:`family` can rebuild it.
+            Keyword arguments of the family's constructor, recorded so that :meth:`family` can rebuild it. When
+            ``family`` is an object and this is not given: the parameters the manifest already records (resuming),
+            else the family's own ``params()`` if it has that method, else none.
         scheduler : None or str or distributed.Client or distributed.deploy.Cluster, optional
             Solve on a Dask cluster instead of local processes: its scheduler address (``"tcp://host:8786"``),
             a connected ``Client`` or a ``Cluster``. The workers need the family's code (``rulelearn`` and the
@@ -352,6 +366,8 @@ class SolutionDatabase(ShardDirectory):
         check_int("shard_size", shard_size, 1)
         make_executor(workers, scheduler)  # validate workers / scheduler before touching the directory
         params = dict(family_params or {})
+        if family_params is None and not isinstance(family, str):
+            params = self._params_of(family)
         fam = load_family(family, **params) if isinstance(family, str) else family
         t0 = time.perf_counter()
         self.path.mkdir(parents=True, exist_ok=True)

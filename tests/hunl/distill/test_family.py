@@ -3,6 +3,8 @@ solver's, protocol methods against the core best response, a tiny database end t
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -172,6 +174,21 @@ def test_tiny_database_end_to_end(family, tmp_path):
     g = family.game(cols, 2)
     assert core_exploitability(g, family.policy_array(cols, 2, g)).exploitability == pytest.approx(
         cols["exploitability_chips"][2], rel=1e-9)
+
+
+def test_a_family_object_records_its_parameters(tmp_path):
+    # given as an object without family_params, the family's own params() are recorded, so that the database can
+    # rebuild it (scripts load databases by their record); a resumed database keeps the record it has
+    db = SolutionDatabase(tmp_path / "hunl")
+    db.generate(TINY, 1, seed=5, workers=1, progress=False)
+    assert db.manifest["family_params"] == json.loads(json.dumps(TINY.params()))
+    assert db.family() == TINY
+    db.generate(TINY, 2, seed=5, workers=1, progress=False)            # resumed: the same record
+    assert len(db) == 2 and db.family() == TINY
+    old = SolutionDatabase(tmp_path / "explicit")                     # an explicit record is kept as given
+    old.generate(TINY, 1, seed=5, workers=1, progress=False, family_params=TINY.params())
+    old.generate(TINY, 2, seed=5, workers=1, progress=False)
+    assert len(old) == 2
 
 
 def test_cli_accepts_the_family_name():
