@@ -229,6 +229,8 @@ def _same_settings(old: str, new: str, job: CardJob, free: tuple = ("sizes", "ca
     imitation, whose trees are nested: the card of n rules is the same in a tree grown to any larger size) keys
     that differ only in the ``free`` settings (by default the sizes measured and the card printed, each size being
     cached on its own)."""
+    if "plain_search" in free:          # how the rules' mixes are printed changes no tree or baseline
+        old, new = _without(old, "plain_search"), _without(new, "plain_search")
     if old == new:
         return True
     if job.regret_from is not None or job.prune_from is not None:

@@ -94,6 +94,11 @@ class CardConfig:
         training exploitability is printed (:func:`hunl.distill.plain_search.plain_by_exploitability`; only
         when the strategies are optimised, ``fit_card(iterations > 0)``).
     random_state : int
+
+    Raises
+    ------
+    ValueError
+        If ``plain_search`` is not in ``[0, 1]``.
     """
 
     max_leaves: int = 40
@@ -104,6 +109,11 @@ class CardConfig:
     plain_tolerance: float = 0.05
     plain_search: float = 0.0
     random_state: int = 0
+
+    def __post_init__(self):
+        if not (np.isfinite(self.plain_search) and 0.0 <= self.plain_search <= 1.0):
+            raise ValueError(f"plain_search must be a distance in [0, 1] (0: the nearest plain mixes), "
+                             f"got {self.plain_search!r}")
 
 
 def _sample(rows: DecisionRows, n: int, seed: int) -> np.ndarray:

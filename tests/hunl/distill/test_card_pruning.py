@@ -200,6 +200,9 @@ def test_plain_mixes_chosen_by_exploitability_cost_no_more_than_the_nearest(setu
 def test_plain_search_refuses_bad_input(setup):
     from hunl.distill.plain_search import plain_by_exploitability
 
+    with pytest.raises(ValueError, match="plain_search"):
+        CardConfig(plain_search=-0.1)
+
     games, tree, Z, Y, config = setup
     provisional = provisional_card(tree, 4, Z, Y)[0]
     t = CardPolicy(provisional).table

@@ -238,7 +238,7 @@ def test_run_cards_end_to_end(tmp_path):
     assert run_cards(searched) == 0
     assert (tmp_path / "out" / "pruned_tree.npz").stat().st_mtime_ns == stamp
     front = json.loads((tmp_path / "out" / "frontier.json").read_text())
-    assert front["cached"]["sizes"] == 0
+    assert front["cached"]["sizes"] == 0 and front["cached"]["others"]      # the baselines are kept
     rec = json.loads((tmp_path / "out" / "size_3.json").read_text())
     assert rec["plain_train_pct_pot"][-1] <= rec["plain_train_pct_pot"][0]
     with pytest.raises(ValueError, match="prune_from"):
