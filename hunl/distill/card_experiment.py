@@ -299,7 +299,7 @@ def run_cards(job: CardJob) -> int:
         if not _same_settings(old_key, key, job, free=("sizes", "card_rules", "plain_search")):
             (out / "others.json").unlink(missing_ok=True)
         # the trees grown by regret or pruned depend on every setting but how the rules' mixes are printed
-        if _without(old_key, "plain_search") != _without(key, "plain_search"):
+        if not _same_settings(old_key, key, job, free=("plain_search",)):
             for f in ("regret_tree.npz", "pruned_tree.npz", "pruning.json"):
                 (out / f).unlink(missing_ok=True)
     (out / "key.json").write_text(key)

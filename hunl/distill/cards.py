@@ -559,10 +559,8 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
         from hunl.distill.plain_search import plain_by_exploitability
 
         with LeafWorkers(model, games, workers) as pool:
-            tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-            tables[CARD_KEY] = plain[order]
             searched, log["plain_train_pct_pot"] = plain_by_exploitability(
-                pool, tables, CARD_KEY, folded[order], used[order], config.plain_search,
+                pool, {**res.tables, CARD_KEY: plain[order]}, CARD_KEY, folded[order], used[order], config.plain_search,
                 order=np.argsort(-masks.sum(axis=1)[order], kind="stable"), progress=progress)
         plain[order] = searched
     card = card_from_tree(tree, n_rules, plain, coverage, title, streets=streets, ranges=ranges)

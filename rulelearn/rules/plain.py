@@ -84,6 +84,15 @@ def is_round(x: float, kind: str) -> bool:
     return bool(np.any(np.abs(g - float(x)) <= 1e-9))
 
 
+def _distribution(probs) -> np.ndarray:
+    """``probs`` as a flat float64 distribution (clipped at 0, renormalised); ValueError if it is empty,
+    negative, not finite or sums to 0."""
+    p = np.asarray(probs, dtype=np.float64).reshape(-1)
+    if p.size == 0 or np.any(p < -1e-12) or not np.isfinite(p).all() or p.sum() <= 0:
+        raise ValueError("probs must be a non-empty, non-negative distribution")
+    return np.clip(p, 0.0, None) / p.sum()
+
+
 def plain_fractions(probs, tolerance: float = 0.05, denominators=PLAIN_DENOMINATORS) -> tuple[np.ndarray, int]:
     """A distribution rounded to counts ``k / d`` with the smallest denominator ``d`` that keeps every entry within
     ``tolerance``, or the denominator with the least largest error if none does.
@@ -109,10 +118,7 @@ def plain_fractions(probs, tolerance: float = 0.05, denominators=PLAIN_DENOMINAT
     ValueError
         If ``probs`` is empty, negative or sums to 0.
     """
-    p = np.asarray(probs, dtype=np.float64).reshape(-1)
-    if p.size == 0 or np.any(p < -1e-12) or not np.isfinite(p).all() or p.sum() <= 0:
-        raise ValueError("probs must be a non-empty, non-negative distribution")
-    p = np.clip(p, 0.0, None) / p.sum()
+    p = _distribution(probs)
     best = None
     for d in denominators:
         raw = p * d
@@ -160,15 +166,12 @@ def plain_mixes_near(probs, radius: float, allowed=None, denominators=PLAIN_DENO
         If ``probs`` is empty, negative or sums to 0, ``radius`` is negative or not finite, or ``allowed`` has
         another length than ``probs`` or allows no entry.
     """
-    p = np.asarray(probs, dtype=np.float64).reshape(-1)
-    if p.size == 0 or np.any(p < -1e-12) or not np.isfinite(p).all() or p.sum() <= 0:
-        raise ValueError("probs must be a non-empty, non-negative distribution")
+    p = _distribution(probs)
     if not np.isfinite(radius) or radius < 0:
         raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
     ok = np.ones(p.size, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool).reshape(-1)
     if ok.size != p.size or not ok.any():
         raise ValueError(f"allowed must hold {p.size} flags, at least one True")
-    p = np.clip(p, 0.0, None) / p.sum()
     out, seen = [], set()
     idx = np.flatnonzero(ok)
     for d in denominators:
