@@ -80,7 +80,8 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
                                                             "river-own-bluff-pruned", "river-own-bluff-pruned-plain",
                                                             "river-deep", "river-all",
                                                             "river-all-own", "river-all-own-bluff",
-                                                            "river-all-own-bluff-pruned", "turn", "turn-own",
+                                                            "river-all-own-bluff-pruned",
+                                                            "river-all-own-bluff-pruned-plain", "turn", "turn-own",
                                                             "turn-own-pruned", "flop", "flop-own")}
 
 
