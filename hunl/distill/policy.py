@@ -455,11 +455,14 @@ def play_beside_solution(game, choosers: dict, solution=None) -> dict:
                          "stored solution, so a solution must be given")
     first = {}
     for name, c in choosers.items():
-        if inner(c) is not None:
+        if inner(c) is not None and not _reads_play(c):
             first.setdefault(id(inner(c)), name)
     played = play_all(game, {name: inner(choosers[name]) for name in first.values()})
     out = {}
     for name, c in choosers.items():
+        if _reads_play(c):                               # its ranges follow the solution where it does not play
+            out[name] = _play_node(game, c.chooser, solution=solution, streets=c.streets, facing=c.facing).probs
+            continue
         p = played[first[id(inner(c))]] if inner(c) is not None else None
         if isinstance(c, OnStreets):
             out[name] = on_streets(game, p.probs, solution, c.streets, c.facing)
@@ -468,6 +471,18 @@ def play_beside_solution(game, choosers: dict, solution=None) -> dict:
         else:
             out[name] = p
     return out
+
+
+def _reads_play(c) -> bool:
+    """Whether ``c`` is an :class:`OnStreets` whose chooser reads ranges that follow the play (``"node"`` or
+    ``"own"`` ranges on some street): then the stored solution's play where the chooser does not play changes what
+    it reads, and it is played with the solution in place (:func:`_play_node`), not spliced after."""
+    if not isinstance(c, OnStreets) or getattr(c.chooser, "uniform_actions", False):
+        return False
+    mode = getattr(c.chooser, "ranges_of", None)
+    if callable(mode):
+        return any(mode(int(s)) != "start" for s in c.streets)
+    return getattr(c.chooser, "ranges", "node") != "start"
 
 
 def needs_solution(chooser) -> bool:
@@ -620,12 +635,17 @@ def _play_start(game, choosers: dict, chunk: int):
         yield name, Policy(game, probs.pop(name))
 
 
-def _play_node(game, chooser, chunk: int = 4096) -> Policy:
+def _play_node(game, chooser, chunk: int = 4096, solution=None, streets=None, facing=None) -> Policy:
     """One chooser of ``"node"`` or ``"own"`` ranges, depth by depth (its ranges are Bayes' rule on its own actions
     above); a chooser with ``ranges_of(street)`` reads each street's features in that street's mode. A depth's
     decision nodes are read ``chunk`` at a time, grouped by board. The decisions of streets read on the starting
     ranges do not depend on the play above them: they are played first, all depths at once (each board's range
-    features read once, as in :func:`_play_start`)."""
+    features read once, as in :func:`_play_start`).
+
+    With ``solution`` (edge-layout probabilities, shape ``(N, Hm)``) the chooser plays only the decisions of
+    ``streets`` (of the decision type ``facing``, as :func:`on_streets`) and ``solution`` the others, and its
+    ranges are Bayes' rule on that mixed play: a card on the river after the stored solution on the turn reads the
+    ranges the solution's turn leaves, not those its own turn play would."""
     t = game.tree
     ctx = DecisionContext(game)
     probs = _base_probs(game)
@@ -634,12 +654,21 @@ def _play_node(game, chooser, chunk: int = 4096) -> Policy:
     dec_depth = depth[ctx.nodes]
     mode = getattr(chooser, "ranges_of", None) or getattr(chooser, "ranges", "node")
     later = np.ones(ctx.nodes.size, dtype=bool)          # decisions played depth by depth
+    if solution is not None:
+        solution = np.asarray(solution, dtype=np.float64)
+        mine = np.isin(ctx.street, list(streets))
+        if facing is not None:
+            mine &= ctx.facing == bool(facing)
+        for k in np.flatnonzero(~mine):
+            kids = t.children(int(ctx.nodes[k]))
+            probs[kids.start:kids.stop] = solution[kids.start:kids.stop]
+        later = mine
     if callable(mode):
-        streets = np.unique(ctx.street)
-        start = np.isin(ctx.street, [s for s in streets if mode(int(s)) == "start"])
+        present = np.unique(ctx.street)
+        start = later & np.isin(ctx.street, [s for s in present if mode(int(s)) == "start"])
         _choose_by_board(game, ctx, np.flatnonzero(start), _start_features(game, ctx), {0: chooser}, {0: probs},
                          chunk)
-        later = ~start
+        later = later & ~start
     done = 0                                             # reach is up to date down to this depth
     for d in range(int(depth.max()) + 1):
         at = np.flatnonzero((dec_depth == d) & later)

@@ -431,6 +431,48 @@ def test_on_streets_plays_the_chooser_on_its_streets_and_the_solution_elsewhere(
         evaluate_task(_Family(), {"game_id": np.array([0])}, choosers, reference=False)
 
 
+def test_a_card_beside_the_solution_reads_the_ranges_the_solution_leaves(turn_setup):
+    """A card played on the river with the stored solution on the turn reads the ranges the solution's turn leaves:
+    what is played on the turn by the card's own turn rules (not played here) changes nothing. Splicing after
+    playing the cards on both streets (the river card then reads the ranges of its own turn play) does differ."""
+    from games.core.tree import DECISION
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.policy import OnStreets, on_streets, play_beside_solution
+
+    games, tree, Z, Y, config, river_card = turn_setup
+    river_card = replace(river_card, meta={**river_card.meta, "ranges": "own"})   # reads your range at the decision
+    g = games[0]
+    sol = solve_endgame(g, "dcfr", iterations=50).result.policy.probs
+    river = CardPolicy(river_card)
+    assert river.ranges == "own"
+
+    class CheckOnTheTurn:   # the river card on the river, check/call on the turn
+        ranges = river.ranges
+
+        def class_probs(self, street, facing, X):
+            if street == 5:
+                return river.class_probs(street, facing, X)
+            out = np.zeros((X.shape[0], 4))
+            out[:, 0] = 1.0
+            return out
+
+    both = StreetCards({5: river_card})
+    got = {name: play_beside_solution(g, {"r": OnStreets(c, (5,), "r")}, sol)["r"]
+           for name, c in (("card", both), ("check", CheckOnTheTurn()))}
+    t = g.tree
+    kids = np.flatnonzero(t.parent >= 0)
+    kids = kids[t.kind[t.parent[kids]] == DECISION]
+    on_river = g.betting.street[t.parent[kids]] == 5
+    assert on_river.any() and (~on_river).any()
+    np.testing.assert_array_equal(got["card"], got["check"])
+    np.testing.assert_array_equal(got["card"][kids[~on_river]], sol[kids[~on_river]])
+    spliced = on_streets(g, play(g, both).probs, sol, (5,))
+    assert not np.allclose(spliced[kids[on_river]], got["card"][kids[on_river]])
+    # where the card plays everything, the solution is not read
+    np.testing.assert_allclose(play_beside_solution(g, {"b": OnStreets(both, (4, 5), "b")}, sol)["b"][kids],
+                               play(g, both).probs[kids], atol=1e-12)
+
+
 def test_a_turn_card_is_optimised_beside_the_fixed_river_card(turn_setup):
     """The composite plays the turn by the turn card's rules and the river by the fixed river card; optimising the
     turn rules leaves the river card as it is, and the optimiser's own training figure is what the turn card
