@@ -82,7 +82,8 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
                                                             "river-all-own", "river-all-own-bluff",
                                                             "river-all-own-bluff-pruned",
                                                             "river-all-own-bluff-pruned-plain", "turn", "turn-own",
-                                                            "turn-own-pruned", "flop", "flop-own")}
+                                                            "turn-own-pruned", "turn-own-pruned-plain", "flop",
+                                                            "flop-own")}
 
 
 def _print_cards(names, markdown: bool) -> int:

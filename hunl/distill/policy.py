@@ -353,8 +353,10 @@ class OnStreets:
     """A chooser played on some streets only, the endgame's stored solution on the others: which street of a
     policy costs what (e.g. a turn card on the turn with the DCFR solution on the river).
 
-    Scored by :func:`hunl.distill.pipeline.evaluate_task`, which reads the stored solution (:func:`on_streets`);
-    :func:`play` does not take it.
+    Scored by :func:`hunl.distill.pipeline.evaluate_task`, which reads the stored solution
+    (:func:`play_beside_solution`); :func:`play` does not take it. A chooser that reads the ranges at the decision
+    reads those of the mixed play (the solution's where it does not play); one that reads the starting ranges is
+    spliced (:func:`on_streets`).
 
     Parameters
     ----------
