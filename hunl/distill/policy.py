@@ -411,14 +411,17 @@ def on_streets(game, played, solution, streets, facing: bool | None = None) -> n
     if played.shape != solution.shape:
         raise ValueError(f"played and solution must have the same shape, got {played.shape} and {solution.shape}")
     parent = np.asarray(t.parent, dtype=np.int64)
-    has = parent >= 0
-    street = np.asarray(game.betting.street)
-    take = np.zeros(parent.shape[0], dtype=bool)
-    take[has] = (t.kind[parent[has]] == DECISION) & np.isin(street[parent[has]], list(streets))
-    if facing is not None:
-        faces = np.asarray(game.betting.to_call) > 0
-        take[has] &= faces[parent[has]] == bool(facing)
+    take = (parent >= 0) & _decides(game, streets, facing)[np.maximum(parent, 0)]
     return np.where(take[:, None], played, solution)
+
+
+def _decides(game, streets, facing: bool | None = None) -> np.ndarray:
+    """``(N,)`` bool: the decision nodes on ``streets`` (board sizes) of the decision type ``facing`` (all with
+    None, those facing a bet with True, the others with False)."""
+    take = (game.tree.kind == DECISION) & np.isin(np.asarray(game.betting.street), list(streets))
+    if facing is not None:
+        take &= (np.asarray(game.betting.to_call) > 0) == bool(facing)
+    return take
 
 
 def play_beside_solution(game, choosers: dict, solution=None) -> dict:
@@ -656,15 +659,12 @@ def _play_node(game, chooser, chunk: int = 4096, solution=None, streets=None, fa
     dec_depth = depth[ctx.nodes]
     mode = getattr(chooser, "ranges_of", None) or getattr(chooser, "ranges", "node")
     later = np.ones(ctx.nodes.size, dtype=bool)          # decisions played depth by depth
-    if solution is not None:
-        solution = np.asarray(solution, dtype=np.float64)
-        mine = np.isin(ctx.street, list(streets))
-        if facing is not None:
-            mine &= ctx.facing == bool(facing)
-        for k in np.flatnonzero(~mine):
-            kids = t.children(int(ctx.nodes[k]))
-            probs[kids.start:kids.stop] = solution[kids.start:kids.stop]
-        later = mine
+    if solution is not None:                             # the solution's actions where the chooser does not play
+        decides = _decides(game, streets, facing)
+        parent = np.asarray(t.parent, dtype=np.int64)
+        theirs = (parent >= 0) & (t.kind[np.maximum(parent, 0)] == DECISION) & ~decides[np.maximum(parent, 0)]
+        probs[theirs] = np.asarray(solution, dtype=np.float64)[theirs]
+        later = decides[ctx.nodes]
     if callable(mode):
         present = np.unique(ctx.street)
         start = later & np.isin(ctx.street, [s for s in present if mode(int(s)) == "start"])
