@@ -22,7 +22,7 @@ import numpy as np
 
 from hunl.distill import features as F
 from hunl.distill.decisions import DecisionContext, reach_probabilities
-from hunl.distill.policy import check_streets
+from hunl.distill.policy import _play_node, check_streets, reads_play_on
 from hunl.poker.cards import board_conflicts
 
 __all__ = ["minimum_defence", "MinimumDefence", "DEFENCE_RANGES"]
@@ -138,6 +138,11 @@ class MinimumDefence:
     """A policy for :func:`hunl.distill.pipeline.evaluate_task`: ``chooser`` (or, when it is None, the endgame's
     stored solution) with its decisions facing a bet on ``streets`` played by :func:`minimum_defence`.
 
+    A chooser that reads the ranges at the decision (``"node"`` or ``"own"`` ranges) on a street after one of
+    ``streets`` plays that street on the ranges the rule's folds and calls leave, street by street (it is played
+    again with the rule's play above in place, :func:`hunl.distill.policy._play_node`); one that reads the
+    starting ranges there is played once and the rule spliced in, which is the same.
+
     Parameters
     ----------
     chooser : object or None
@@ -179,4 +184,11 @@ class MinimumDefence:
                 from hunl.distill.policy import play
                 played = play(game, self.chooser)
             base = getattr(played, "probs", played)
-        return minimum_defence(game, base, self.streets, self.ranges, self.margin)
+        out = np.asarray(base, dtype=np.float64)
+        for k, s in enumerate(self.streets):   # street by street: a later street reads the rule's play above it
+            later = [x for x in (3, 4, 5) if x > s]
+            if not reads_play_on(self.chooser, later):
+                return minimum_defence(game, out, self.streets[k:], self.ranges, self.margin)
+            out = minimum_defence(game, out, (s,), self.ranges, self.margin)
+            out = _play_node(game, self.chooser, solution=out, streets=later).probs
+        return out

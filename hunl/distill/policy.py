@@ -482,12 +482,18 @@ def _reads_play(c) -> bool:
     """Whether ``c`` is an :class:`OnStreets` whose chooser reads ranges that follow the play (``"node"`` or
     ``"own"`` ranges on some street): then the stored solution's play where the chooser does not play changes what
     it reads, and it is played with the solution in place (:func:`_play_node`), not spliced after."""
-    if not isinstance(c, OnStreets) or getattr(c.chooser, "uniform_actions", False):
+    return isinstance(c, OnStreets) and reads_play_on(c.chooser, c.streets)
+
+
+def reads_play_on(chooser, streets) -> bool:
+    """Whether ``chooser`` reads, on one of ``streets`` (board sizes), ranges that follow the play above the
+    decision (``"node"`` or ``"own"`` ranges), so that what another policy plays above changes its play there."""
+    if chooser is None or not len(streets) or getattr(chooser, "uniform_actions", False):
         return False
-    mode = getattr(c.chooser, "ranges_of", None)
+    mode = getattr(chooser, "ranges_of", None)
     if callable(mode):
-        return any(mode(int(s)) != "start" for s in c.streets)
-    return getattr(c.chooser, "ranges", "node") != "start"
+        return any(mode(int(s)) != "start" for s in streets)
+    return getattr(chooser, "ranges", "node") != "start"
 
 
 def needs_solution(chooser) -> bool:

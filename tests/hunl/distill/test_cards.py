@@ -473,6 +473,48 @@ def test_a_card_beside_the_solution_reads_the_ranges_the_solution_leaves(turn_se
                                play(g, both).probs[kids], atol=1e-12)
 
 
+def test_a_card_after_minimum_defence_reads_the_ranges_the_rule_leaves(turn_setup):
+    """MinimumDefence of a card on the turn: the river card reads the ranges the rule's turn folds and calls
+    leave, so what the card's own turn rules do facing a bet changes nothing; the river is the card played with
+    the rule's turn in place. Applying the rule after the card's own play (the river card then reads the ranges
+    of its own turn play) does differ."""
+    from games.core.tree import DECISION
+    from hunl.distill.defence import MinimumDefence, minimum_defence
+    from hunl.distill.policy import _play_node, play_beside_solution
+
+    games, tree, Z, Y, config, river_card = turn_setup
+    river = CardPolicy(replace(river_card, meta={**river_card.meta, "ranges": "own"}))
+    g = games[0]
+
+    def on_the_turn(facing_class):
+        class Chooser:   # the river card on the river; on the turn check, and facing a bet fold or call
+            ranges = river.ranges
+
+            def class_probs(self, street, facing, X):
+                if street == 5:
+                    return river.class_probs(street, facing, X)
+                out = np.zeros((X.shape[0], 4))
+                out[:, facing_class if facing else 0] = 1.0
+                return out
+        return Chooser()
+
+    got = {c: play_beside_solution(g, {"m": MinimumDefence(on_the_turn(c), "m", (4,))})["m"] for c in (0, 1)}
+    np.testing.assert_array_equal(got[0], got[1])
+    t = g.tree
+    kids = np.flatnonzero(t.parent >= 0)
+    kids = kids[t.kind[t.parent[kids]] == DECISION]
+    on_river = g.betting.street[t.parent[kids]] == 5
+    turn = minimum_defence(g, play(g, on_the_turn(1)).probs, (4,))
+    np.testing.assert_array_equal(got[1][kids[~on_river]], turn[kids[~on_river]])
+    want = _play_node(g, on_the_turn(1), solution=turn, streets=(5,)).probs
+    np.testing.assert_array_equal(got[1][kids], want[kids])
+    spliced = minimum_defence(g, play(g, on_the_turn(0)).probs, (4,))
+    assert not np.allclose(spliced[kids[on_river]], got[0][kids[on_river]])
+    # on the river alone nothing is played after the rule: the same as the rule over the card's play
+    river_only = play_beside_solution(g, {"m": MinimumDefence(on_the_turn(1), "m", (5,))})["m"]
+    np.testing.assert_array_equal(river_only, minimum_defence(g, play(g, on_the_turn(1)).probs, (5,)))
+
+
 def test_a_turn_card_is_optimised_beside_the_fixed_river_card(turn_setup):
     """The composite plays the turn by the turn card's rules and the river by the fixed river card; optimising the
     turn rules leaves the river card as it is, and the optimiser's own training figure is what the turn card
