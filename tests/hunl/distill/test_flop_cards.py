@@ -79,6 +79,7 @@ def test_a_killed_run_resumes_without_redoing_finished_work(run, tmp_path):
     assert again["policies"][PAIR] == res["policies"][PAIR]
 
 
+@pytest.mark.slow
 def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_path):
     """--splits plays only the two new policies (the others are read), and the turn and river cards with the
     DCFR solution on the flop score as that mix played directly in the re-solved endgame."""
@@ -116,6 +117,7 @@ def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_pa
     assert all((tmp_path / "figures" / f).stat().st_size > 0 for f in ("flop-b_card.png", "flop-b_card_frontier.png"))
 
 
+@pytest.mark.slow
 def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run, tmp_path):
     """With another river card in the same directory, the scores measured with the old one are not reused: the
     policies playing the river card are measured again (equal to a direct evaluation), the baselines kept."""
@@ -144,6 +146,7 @@ def test_other_turn_and_river_cards_replay_only_the_policies_that_play_them(run,
     assert (out / "test" / "1.json").stat().st_mtime_ns == stamp
 
 
+@pytest.mark.slow
 def test_training_grows_around_the_same_held_out_endgames(run, tmp_path):
     """With test_start fixed, more training endgames skip the held-out block: the solved training endgame and the
     held-out scores that play no flop card are read, the flop cards learned from the larger set are measured
@@ -178,6 +181,7 @@ def test_training_grows_around_the_same_held_out_endgames(run, tmp_path):
         _job(tmp_path, test_start=-1)
 
 
+@pytest.mark.slow
 def test_records_of_earlier_runs_are_carried_over(run, tmp_path):
     """A record written before scores named their cards (one record-level digest of the turn and river cards) is
     read as that run trusted it: with the same cards nothing is measured again; with other cards only the
@@ -208,6 +212,7 @@ def test_records_of_earlier_runs_are_carried_over(run, tmp_path):
     assert back["policies"]["uniform random"] == rec["policies"]["uniform random"]
 
 
+@pytest.mark.slow
 def test_a_flop_card_with_optimised_strategies(run, tmp_path):
     """leaf_sizes: the card's rules are optimised by CFR-BR with the turn and river cards below; it is kept under
     out/cards and read on a second run, printed (card_rules), scored beside the mean-strategy cards, and its
@@ -244,6 +249,7 @@ def test_a_flop_card_with_optimised_strategies(run, tmp_path):
     assert "mean strategy" in printed.cost.measure
 
 
+@pytest.mark.slow
 def test_a_flop_card_on_the_players_own_range(run, tmp_path):
     """ranges="own": the training rows read the acting player's own range at the decision (kept beside the
     starting-range rows, which stay), the flop card reads it too (its meta and notes say so), its optimised
