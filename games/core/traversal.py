@@ -460,7 +460,7 @@ def _run_items(t, p, mode, source, predictive, T, L, S, E, hands, factors, ro, r
           scratch[6][t], scratch[7][t], scratch[8][t])
     for m in range(assign_ptr[t], assign_ptr[t + 1]):
         cu = child_units[assign[m]]
-        _subtree(p, mode, source, predictive, cu, 1, T, L, S, E, hands, factors, ro[t], rs[t], st[t], v[t],
+        _subtree(p, mode, source, predictive, cu, np.int64(1), T, L, S, E, hands, factors, ro[t], rs[t], st[t], v[t],
                  orow[t], srow[t], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[t], sc, frames[t], best, work[t])
         for k in range(root_ptr[cu], root_ptr[cu + 1]):
             n = root_nodes[k]
@@ -524,12 +524,15 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
         rs[0, 0, 0, h] = 1.0
     sc0 = (scratch[0][0], scratch[1][0], scratch[2][0], scratch[3][0], scratch[4][0], scratch[5][0],
            scratch[6][0], scratch[7][0], scratch[8][0])
+    # unit 0 at depth 0, typed as at the other call sites: a literal 0 would compile every kernel below again
+    u0 = np.int32(0)  # a unit as read from ``child_units``
+    d0 = np.int64(0)  # a depth, and a unit as read from ``frames``
     if not parallel:
-        _subtree(p, mode, source, predictive, 0, 0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
+        _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
                  orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best,
                  work[0])
     else:
-        _forward(p, mode, source, predictive, 0, 0, T, L, S, hands, ro[0, 0], rs[0, 0], st[0, 0], orow[0, 0],
+        _forward(p, mode, source, predictive, u0, d0, T, L, S, hands, ro[0, 0], rs[0, 0], st[0, 0], orow[0, 0],
                  srow[0, 0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], v[0, 0], tmp[0])
         _items_parallel(p, mode, source, predictive, T, L, S, E, hands, factors, W, assign_ptr, assign, slots,
                         slot_of, best)
@@ -546,8 +549,8 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
                     perm = L[19][L[18][m], p]
                     for h in range(hp):
                         dst[h] += src[perm[h]]
-        _terminals(p, 0, T, L, E, hands, ro[0, 0], v[0, 0], orow[0, 0], sc0)
-        _backward(p, mode, predictive, 0, T, L, S, hands, rs[0, 0], st[0, 0], v[0, 0], srow[0, 0], factors, best,
+        _terminals(p, d0, T, L, E, hands, ro[0, 0], v[0, 0], orow[0, 0], sc0)
+        _backward(p, mode, predictive, d0, T, L, S, hands, rs[0, 0], st[0, 0], v[0, 0], srow[0, 0], factors, best,
                   work[0])
     for h in range(hp):
         out[h] = v[0, 0, 0, h]
@@ -571,8 +574,8 @@ def fill_strategies(source, predictive, T, L, S, hands, out, tmp):  # pragma: no
         base = offset[dn]
         st = out[base:base + n_act * hq].reshape((np.int64(n_act), np.int64(hq)))
         _strategy(dn, q, source, predictive, child_start, num_children, offset, hands, regret, avg, pred, one,
-                  st, 0, tmp)
-        _locked(dn, source, n_act, hq, S[6], S[7], st, 0)
+                  st, np.int32(0), tmp)
+        _locked(dn, source, n_act, hq, S[6], S[7], st, np.int32(0))
 
 
 @njit(cache=True)
@@ -613,6 +616,10 @@ def run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay,
     (``alternating`` false) play the current strategies of the iteration's start from the table ``S[3]``."""
     factors = np.zeros(4)
     tmp = W[6][0]
+    # typed like the arguments of a call from Python: a literal constant would compile every kernel again
+    cfr = np.int64(MODE_CFR)
+    from_regret = np.int64(SOURCE_REGRET)
+    from_table = np.int64(SOURCE_TABLE)
     for t in range(t0 + 1, t0 + n_iter + 1):
         factors[0] = discount_factor(t, alpha, alpha_kind)
         factors[1] = discount_factor(t, beta, beta_kind)
@@ -620,10 +627,10 @@ def run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay,
         factors[3] = t
         if alternating:
             for p in range(2):
-                traverse(p, MODE_CFR, SOURCE_REGRET, predictive, parallel, T, L, S, E, hands, factors, W,
+                traverse(p, cfr, from_regret, predictive, parallel, T, L, S, E, hands, factors, W,
                          assign_ptr, assign, slots, slot_of, out, best)
         else:
-            fill_strategies(SOURCE_REGRET, predictive, T, L, S, hands, S[3], tmp)
+            fill_strategies(from_regret, predictive, T, L, S, hands, S[3], tmp)
             for p in range(2):
-                traverse(p, MODE_CFR, SOURCE_TABLE, predictive, parallel, T, L, S, E, hands, factors, W,
+                traverse(p, cfr, from_table, predictive, parallel, T, L, S, E, hands, factors, W,
                          assign_ptr, assign, slots, slot_of, out, best)
