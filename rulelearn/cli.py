@@ -1,15 +1,17 @@
 """Command line: ``rulelearn demo`` (the main job), ``rulelearn generate`` (a solution database), ``rulelearn rules``,
 and the commands of the game packages registered in :data:`COMMANDS` (``rulelearn pushfold``).
 
-``rulelearn rules --card river`` prints a rule card written by ``scripts/rule_cards.py`` (:data:`CARD_FILES`)."""
+``rulelearn rules --card river`` prints a rule card written by ``scripts/rule_cards.py`` (:data:`CARD_FILES`);
+``rulelearn rules --card`` prints the cards of docs/HUNL.md's summary table (:data:`HEADLINE_CARDS`)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["CARD_FILES", "COMMANDS", "HEADLINE_CARDS", "main"]
 
 #: Subcommands provided by game packages: name -> (module path, help). The module has ``add_arguments(parser)``
 #: and ``run(args) -> int``; it is imported by name (this layer imports no game), like the families of
@@ -52,7 +54,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    if args.card:
+    if args.card is not None:
         return _print_cards(args.card, args.markdown)
     from rulelearn.data.database import SolutionDatabase
     from rulelearn.data.splits import SolvedGames
@@ -85,20 +87,39 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
                                                             "turn-own-pruned", "turn-own-pruned-plain", "flop",
                                                             "flop-own")}
 
+#: The cards of the summary table of docs/HUNL.md, one per street and game, in the order they are played
+#: (``rulelearn rules --card`` with no name): flop, turn and river cards measured together, the river card for
+#: deep stacks, and the bet game's card.
+HEADLINE_CARDS = ("flop-own", "turn-own-pruned-plain", "river-all-own-bluff-pruned-plain", "river-deep", "betgame")
+
+#: The repository's card folder, for a ``rulelearn`` run from another working directory.
+_REPO_CARDS = Path(__file__).resolve().parents[1] / "docs" / "cards"
+
+
+def _card_path(name: str):
+    """The card file of ``name``: a path, a name of :data:`CARD_FILES`, or any ``docs/cards/<name>.json``, read
+    from the working directory first, then from the repository's ``docs/cards``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If none of these exists (the message names the card and the places looked at).
+    """
+    tried = [Path(CARD_FILES.get(name, name)), Path(f"docs/cards/{name}.json"), _REPO_CARDS / f"{name}.json"]
+    for path in tried:
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"--card: no rule card {name!r} (looked at {', '.join(map(str, dict.fromkeys(tried)))}; "
+                            "write one with scripts/rule_cards.py)")
+
 
 def _print_cards(names, markdown: bool) -> int:
     import json
-    from pathlib import Path
 
     from rulelearn.rules.cards import RuleCard
 
-    for name in names:
-        path = Path(CARD_FILES.get(name, name))
-        if not path.exists() and Path(f"docs/cards/{name}.json").exists():   # any card the script wrote
-            path = Path(f"docs/cards/{name}.json")
-        if not path.exists():
-            raise FileNotFoundError(f"no rule card {name!r} at {path} (write one with scripts/rule_cards.py)")
-        card = RuleCard.from_dict(json.loads(path.read_text()))
+    for name in names or HEADLINE_CARDS:
+        card = RuleCard.from_dict(json.loads(_card_path(name).read_text()))
         print(card.to_markdown() if markdown else card.to_text())
     return 0
 
@@ -125,15 +146,16 @@ def build_parser() -> argparse.ArgumentParser:
                           "(default: stop and name them)")
     gen.set_defaults(func=cmd_generate)
     rules = sub.add_parser("rules", help="fit a decision tree on a database and print its rules")
-    rules.add_argument("--db", default="data/betgame")
-    rules.add_argument("--depth", type=int, default=3)
+    rules.add_argument("--db", default="data/betgame", help="solution database directory (default data/betgame)")
+    rules.add_argument("--depth", type=int, default=3, help="depth of the tree (default 3)")
     rules.add_argument("--representation", default="cdf-beats",
                        help="cdf | pdf, optionally -card, -card-cdf or -beats (default cdf-beats)")
-    rules.add_argument("--sort", choices=["tree", "coverage"], default="tree")
+    rules.add_argument("--sort", choices=["tree", "coverage"], default="tree",
+                       help="order of the rules: the tree's (default) or by the share of rows they cover")
     rules.add_argument("--top", type=int, default=0, help="print only the first N rules")
-    rules.add_argument("--card", nargs="+", default=None, metavar="NAME",
+    rules.add_argument("--card", nargs="*", default=None, metavar="NAME",
                        help=f"print rule cards instead: {', '.join(CARD_FILES)} (any docs/cards/<name>.json) or a "
-                            "card JSON file")
+                            f"card JSON file; with no name, the cards of the summary table: {', '.join(HEADLINE_CARDS)}")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():

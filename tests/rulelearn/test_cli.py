@@ -88,3 +88,24 @@ def test_rules_prints_a_rule_card(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "if x is more than 70%: bet" in out and "0.04 chips" in out
     assert main(["rules", "--card", str(tmp_path / "missing.json")]) == 2
+
+
+def test_rules_card_without_a_name_prints_the_summary_cards_from_any_directory(tmp_path, monkeypatch, capsys):
+    """``rulelearn rules --card`` prints every card of HEADLINE_CARDS, each with its title and cost, and finds
+    the shipped cards from another working directory; an unknown name is an error naming --card."""
+    import json
+
+    from rulelearn.cli import HEADLINE_CARDS, _card_path, main
+
+    titles = [json.loads(_card_path(name).read_text())["title"] for name in HEADLINE_CARDS]
+    monkeypatch.chdir(tmp_path)                            # no docs/cards here
+    assert main(["rules", "--card"]) == 0
+    out = capsys.readouterr().out
+    positions = [out.find(t) for t in titles]
+    assert -1 not in positions and positions == sorted(positions), positions
+    assert len(set(titles)) == len(titles) and out.count("cost: ") == len(HEADLINE_CARDS)
+    assert main(["rules", "--card", "river", "--markdown"]) == 0
+    assert capsys.readouterr().out.startswith("**Cost: ")
+    assert main(["rules", "--card", "no-such-card"]) == 2
+    err = capsys.readouterr().err
+    assert "--card" in err and "no-such-card" in err
