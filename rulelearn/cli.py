@@ -41,6 +41,7 @@ def _job(args):
 
 
 def cmd_generate(args) -> int:
+    """``rulelearn generate``: solve the database of ``args`` (resumable); returns the exit status 0."""
     from rulelearn.experiments.demo import solve_or_load
 
     solve_or_load(_job(args))
@@ -48,12 +49,21 @@ def cmd_generate(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    """``rulelearn demo``: the main job on ``args`` (:class:`~rulelearn.experiments.demo.DemoJob`); returns 0."""
     from rulelearn.experiments.demo import run_demo
 
     return run_demo(_job(args))
 
 
 def cmd_rules(args) -> int:
+    """``rulelearn rules``: print the rule cards of ``args.card``, or fit a tree of depth ``args.depth`` on the
+    database ``args.db`` and print its rules; returns 0.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a card named in ``args.card`` does not exist.
+    """
     if args.card is not None:
         return _print_cards(args.card, args.markdown)
     from rulelearn.data.database import SolutionDatabase
@@ -125,6 +135,7 @@ def _print_cards(names, markdown: bool) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``rulelearn`` argument parser: ``demo``, ``generate``, ``rules`` and the commands of :data:`COMMANDS`."""
     parser = argparse.ArgumentParser(prog="rulelearn", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="generate (or reuse) solved games, train every learner, print scores "
