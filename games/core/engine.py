@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from games.core import traversal as X
-from games.core.layout import TreeLayout, build_layout
+from games.core.layout import TreeLayout, build_layout, edges_to_storage, storage_to_edges
 from games.core.locks import check_locks, no_lock_arrays
 from games.core.terminals import EVALUATOR_DENSE, terminal_columns
 from games.core.tree import TERMINAL, Game
@@ -329,8 +329,7 @@ class Engine:
             edges, _, _ = t.action_edges(p)
             hp = int(self.hands[p])
             if edges.size:
-                probs[edges, :hp] = table[off[:, None] + np.arange(hp)]
-                probs[edges, hp:] = 0.0
+                storage_to_edges(table, off, edges, hp, probs)
         return probs
 
     def from_edges(self, probs: np.ndarray) -> np.ndarray:
@@ -341,7 +340,7 @@ class Engine:
             edges, _, _ = t.action_edges(p)
             hp = int(self.hands[p])
             if edges.size:
-                out[off[:, None] + np.arange(hp)] = probs[edges, :hp]
+                edges_to_storage(np.asarray(probs, dtype=np.float64), off, edges, hp, out)
         return out
 
     def best_table(self) -> np.ndarray:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from games.core.tree import CHANCE, DECISION, TERMINAL, PublicTree
 
@@ -146,6 +147,32 @@ class TreeLayout:
             a = edges - tree.child_start[par]
             out.append(self.offset[par] + a.astype(np.int64) * int(num_hands[p]))
         return out[0], out[1]
+
+
+@njit(cache=True)
+def storage_to_edges(table, off, edges, hp, probs):  # pragma: no cover - compiled
+    """Copy a storage-layout strategy into the edge layout: ``probs[edges[e], :hp] = table[off[e]:off[e] + hp]``
+    and ``probs[edges[e], hp:] = 0`` for each of one player's action edges (``off``: :meth:`TreeLayout.edge_index`).
+    One pass, no index arrays (a flop endgame's ``E x H`` index would take 390 MB)."""
+    m = probs.shape[1]
+    for e in range(edges.shape[0]):
+        row = probs[edges[e]]
+        o = off[e]
+        for h in range(hp):
+            row[h] = table[o + h]
+        for h in range(hp, m):
+            row[h] = 0.0
+
+
+@njit(cache=True)
+def edges_to_storage(probs, off, edges, hp, table):  # pragma: no cover - compiled
+    """The inverse of :func:`storage_to_edges`: ``table[off[e]:off[e] + hp] = probs[edges[e], :hp]`` (cast to
+    the table's dtype)."""
+    for e in range(edges.shape[0]):
+        row = probs[edges[e]]
+        o = off[e]
+        for h in range(hp):
+            table[o + h] = row[h]
 
 
 def _csr(keys: np.ndarray, values: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -139,3 +139,26 @@ def test_the_check_copies_and_leaves_its_input_alone(games):
     assert np.all(out[game.tree.action_edges(p)[0], -1] == 0.0)
     with pytest.raises(ValueError, match="must have shape"):
         check_edge_probs(game, probs[:, :-1])
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(["kuhn", "leduc", "river"]))
+def test_layout_conversions_equal_the_fancy_index_reference(games, seed, name):
+    """Engine.from_edges / to_edges (compiled copies) against the fancy-indexed numpy they replaced, in the
+    game's storage dtype (float32 for hold'em), both ways."""
+    from games.core.best_response import engine_for
+
+    game = games[name]
+    eng, t = engine_for(game), game.tree
+    pol = Policy.random(game, seed)
+    table = eng.from_edges(pol.probs)
+    want_table = np.zeros(eng.layout.size, dtype=eng.dtype)
+    want_probs = np.ones((t.n_nodes, game.max_hands))
+    for p, off in enumerate(eng.layout.edge_index(t, game.num_hands)):
+        edges, hp = t.action_edges(p)[0], int(game.num_hands[p])
+        want_table[off[:, None] + np.arange(hp)] = pol.probs[edges, :hp]
+        want_probs[edges, :hp] = want_table[off[:, None] + np.arange(hp)]
+        want_probs[edges, hp:] = 0.0
+    assert table.dtype == eng.dtype
+    np.testing.assert_array_equal(table, want_table)
+    np.testing.assert_array_equal(eng.to_edges(table), want_probs)
