@@ -95,12 +95,15 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
                                                             "river-all-own-bluff-pruned",
                                                             "river-all-own-bluff-pruned-plain", "turn", "turn-own",
                                                             "turn-own-pruned", "turn-own-pruned-plain", "flop",
-                                                            "flop-own")}
+                                                            "flop-own", "flop-plain")}
 
-#: The cards of the summary table of docs/HUNL.md, one per street and game, in the order they are played
-#: (``rulelearn rules --card`` with no name): flop, turn and river cards measured together, the river card for
-#: deep stacks, and the bet game's card.
-HEADLINE_CARDS = ("flop-own", "turn-own-pruned-plain", "river-all-own-bluff-pruned-plain", "river-deep", "betgame")
+#: The cards of the summary table of docs/HUNL.md, in the order they are played (``rulelearn rules --card`` with
+#: no name): the turn card, which also plays the flop (in flop endgames it costs less there than the flop cards),
+#: the river card measured with it, the river card for deep stacks, and the bet game's card.
+HEADLINE_CARDS = ("turn-own-pruned-plain", "river-all-own-bluff-pruned-plain", "river-deep", "betgame")
+HEADLINE_NOTE = ("The cards of the summary table of docs/HUNL.md. Play the flop and the turn with the turn card (its "
+                 "quantities read on the flop), the river with the river card; with more than 8 pots behind on the "
+                 "river, the deep-stack river card. Last, the bet game's card.")
 
 #: The repository's card folder, for a ``rulelearn`` run from another working directory.
 _REPO_CARDS = Path(__file__).resolve().parents[1] / "docs" / "cards"
@@ -128,6 +131,8 @@ def _print_cards(names, markdown: bool) -> int:
 
     from rulelearn.rules.cards import RuleCard
 
+    if not names:
+        print(HEADLINE_NOTE + "\n")
     for name in names or HEADLINE_CARDS:
         card = RuleCard.from_dict(json.loads(_card_path(name).read_text()))
         print(card.to_markdown() if markdown else card.to_text())
