@@ -12,8 +12,8 @@ own-range card is played depth by depth, each node with the range its own earlie
 are computed per distinct range. *Scoring* is :func:`hunl.distill.cost.evaluate_policy` of the played policy
 against a reference (the uniform policy here; the held-out runs use the DCFR solution): its exploitability and its
 expected value in both seats, the step every held-out endgame repeats for each policy. Reports the median and the
-maximum over ``--games`` endgames (the first call, which compiles, is left out) and writes the section ``bench_hunl_cards`` of docs/BENCHMARKS.md unless
-``--no-write``.
+maximum over ``--games`` endgames (the first call, which compiles, is left out) and writes the section
+``bench_hunl_cards`` of docs/BENCHMARKS.md unless ``--no-write``.
 
     python benchmarks/bench_hunl_cards.py                 # 10 river, 10 turn and 2 flop endgames
     python benchmarks/bench_hunl_cards.py --games 3 --flop-games 1 --no-write
@@ -76,8 +76,8 @@ def render(result: dict, games: int, seed: int, load: tuple, flop_games: int = 2
     rows = ["| endgames | card | public nodes (median) | seconds per endgame, median | max | scoring, median |",
             "|---|---|---:|---:|---:|---:|"]
     for (street, name), r in result.items():
-        score = f"{r['score']:.3f}" if "score" in r else "-"
-        rows.append(f"| {street} | {name} | {r['nodes']:,.0f} | {r['median']:.3f} | {r['max']:.3f} | {score} |")
+        rows.append(f"| {street} | {name} | {r['nodes']:,.0f} | {r['median']:.3f} | {r['max']:.3f} "
+                    f"| {r['score']:.3f} |")
     return "\n".join([
         START, "## Playing a rule card", "",
         f"`python benchmarks/bench_hunl_cards.py --games {games} --flop-games {flop_games} --seed {seed}`: "

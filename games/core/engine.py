@@ -193,6 +193,9 @@ class Engine:
                 n_threads = 1
         self.n_threads = max(1, min(int(n_threads), max(items, 1)))
         self.parallel = self.n_threads > 1
+        # the kernels' ``parallel`` argument: None on one thread, so that numba prunes the threaded branch of
+        # ``traverse`` at compile time and a serial run never compiles it
+        self._parallel_arg = True if self.parallel else None
         self.W = _work_arrays(lay, hm, dt, self.n_threads, self.compressed, int(t.num_children.max()))
         self.assign_ptr, self.assign = self._assign(self.n_threads)
         depth1 = np.zeros(lay.root_nodes.shape[0], dtype=bool)
@@ -245,7 +248,7 @@ class Engine:
         if not alternating and self.table.size != self.layout.size:
             self.table = np.zeros(self.layout.size, dtype=self.dtype)
         X.run_iterations(t0, n_iter, alpha, alpha_kind, beta, beta_kind, gamma, delay, reset_base, alternating,
-                         self.predictive, self.parallel, self.T, self.L, self.S, self.E, self.hands, self.W,
+                         self.predictive, self._parallel_arg, self.T, self.L, self.S, self.E, self.hands, self.W,
                          self.assign_ptr, self.assign, self.slots, self.slot_of, self.out, self._nobest)
 
     @property
@@ -257,7 +260,7 @@ class Engine:
         s = (self.regret, self.avg, self.pred, self.table if table is None else table, self.rscale, self.ascale,
              self.lock_of, self.lock_probs)
         factors = np.zeros(4)
-        X.traverse(p, mode, source, self.predictive, self.parallel, self.T, self.L, s, self.E, self.hands,
+        X.traverse(p, mode, source, self.predictive, self._parallel_arg, self.T, self.L, s, self.E, self.hands,
                    factors, self.W, self.assign_ptr, self.assign, self.slots, self.slot_of, self.out,
                    self._nobest if best is None else best)
         return self.out[:self.hands[p]].copy()

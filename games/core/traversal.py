@@ -527,7 +527,9 @@ def traverse(p, mode, source, predictive, parallel, T, L, S, E, hands, factors, 
     # unit 0 at depth 0, typed as at the other call sites: a literal 0 would compile every kernel below again
     u0 = np.int32(0)  # a unit as read from ``child_units``
     d0 = np.int64(0)  # a depth, and a unit as read from ``frames``
-    if not parallel:
+    # ``parallel`` is None for one thread: numba prunes the branch below before typing it, so a serial run never
+    # compiles ``_items_parallel`` (about half the traversal's cold compilation)
+    if parallel is None:
         _subtree(p, mode, source, predictive, u0, d0, T, L, S, E, hands, factors, ro[0], rs[0], st[0], v[0],
                  orow[0], srow[0], ro[0, 0], rs[0, 0], orow[0, 0], srow[0, 0], tmp[0], sc0, frames[0], best,
                  work[0])

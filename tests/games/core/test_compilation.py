@@ -119,5 +119,26 @@ def test_the_solver_kernels_compile_once_per_state_type():
     for name, kernel in kernels.items():
         for sig in kernel.signatures:
             assert "Literal" not in str(sig), (name, sig)
-    state_types = {str(sig[7]) for sig in traversal.traverse.signatures}
+    # one signature per state type and threading mode (argument 4: None for one thread, bool for several)
+    state_types = {(str(sig[4]), str(sig[7])) for sig in traversal.traverse.signatures}
     assert len(traversal.traverse.signatures) == len(state_types)
+
+
+def test_a_serial_traversal_does_not_compile_the_threaded_branch():
+    """On one thread the kernels get ``parallel=None`` and numba prunes ``traverse``'s threaded branch before
+    typing it: a serial run never compiles ``_items_parallel`` (46 of the 99 s a cold state type took,
+    docs/BENCHMARKS.md "Compiling the solver's kernels"). An uncached copy of ``traverse`` compiled for the serial
+    signature of a Kuhn solve must not reference it; the same copy for ``parallel`` typed bool must."""
+    from numba import njit as jit
+    from numba import types
+
+    import games.core.traversal as traversal
+
+    cfr.solve_cfr(KuhnPoker(), "dcfr", iterations=2, threads=1)
+    sig = traversal.traverse.signatures[0]
+    serial = tuple(types.none if i == 4 else a for i, a in enumerate(sig))
+    assert serial in [tuple(s) for s in traversal.traverse.signatures]  # the solve ran with parallel=None
+    copy = jit(cache=False)(traversal.traverse.py_func)  # inspectable: not loaded from the cache
+    copy.compile(serial)
+    ir = copy.inspect_llvm(serial)
+    assert "_subtree" in ir and "_items_parallel" not in ir
