@@ -76,6 +76,12 @@ def feature_names(street: int) -> tuple[str, ...]:
     return RIVER_FEATURES if street == 5 else TURN_FEATURES
 
 
+MEMO_BYTES = 128 * 2**20
+"""Most bytes of range features a :class:`DecisionContext` keeps (:meth:`DecisionContext.remember`): a flop
+endgame played on the opponent's starting range needs about 85 MB (an equity per river board and seat, 10.6 kB,
+and decile histograms per turn board and seat, 106 kB)."""
+
+
 class DecisionContext:
     """The public part of every decision of an endgame, computed once per game.
 
@@ -128,6 +134,17 @@ class DecisionContext:
         opp_bets = bets[self.nodes, opp, s]
         opp_prev = np.where(s > first, bets[self.nodes, opp, np.maximum(s - 1, 0)], 0)
         self.public = np.column_stack([facing_bet, spr, opp_bets, opp_prev, self.player.astype(float)])
+        # range features of ranges this context has seen, per board: ``(kind, board index, range bytes) ->
+        # array`` (:func:`_per_range`); a card played depth by depth reads the same starting range of the
+        # opponent on a board at every depth
+        self.memo: dict[tuple, np.ndarray] = {}
+        self.memo_bytes = 0
+
+    def remember(self, key: tuple, value: np.ndarray) -> None:
+        """Keep ``value`` in :attr:`memo` under ``key`` while the memo holds less than :data:`MEMO_BYTES`."""
+        if self.memo_bytes + value.nbytes <= MEMO_BYTES:
+            self.memo[key] = value
+            self.memo_bytes += value.nbytes
 
     @cached_property
     def boards(self) -> np.ndarray:
@@ -232,10 +249,13 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         ok_u = opp_u.sum(axis=1) > 0
         eq_u = np.full((opp_u.shape[0], 1326), np.nan)
         if ok_u.any():
-            eq_u[ok_u] = F.equity(board, opp_u[ok_u])
+            eq_u[ok_u] = _per_range(ctx, "equity", bidx, opp_u[ok_u], lambda w: F.equity(board, w))
         eq = eq_u[opp_inv]
         cols.append(eq[:, hp])
-        uni = F.equity_vs_uniform(board)
+        uni = ctx.memo.get(("uniform", bidx, b""))
+        if uni is None:
+            uni = F.equity_vs_uniform(board)
+            ctx.remember(("uniform", bidx, b""), uni)
         cols.append(np.broadcast_to(uni[hp], (len(ks), hp.size)))
         okp_u = own_u.sum(axis=1) > 0
         pct_u = np.full((own_u.shape[0], 1326), np.nan)
@@ -262,8 +282,10 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
         if len(board) < 5:
             dec_u = np.full((opp_u.shape[0], hp.size, 10), np.nan)
-            for r in np.flatnonzero(ok_u):
-                dec_u[r] = F.equity_histogram(board, opp_u[r], quantiles=10)[hp]
+            if ok_u.any():
+                hist = _per_range(ctx, "deciles", bidx, opp_u[ok_u],
+                                  lambda w: np.stack([F.equity_histogram(board, x, quantiles=10) for x in w]))
+                dec_u[ok_u] = hist[:, hp]
             dec = dec_u[opp_inv]
             cols.extend(dec[:, :, j] for j in range(10))
         mats = np.stack(cols, axis=-1)  # (K, H_p, F)
@@ -271,6 +293,23 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         for m, i in enumerate(members):
             out[i] = mats[m]
     return out  # type: ignore[return-value]
+
+
+def _per_range(ctx: DecisionContext, kind: str, bidx: int, rows: np.ndarray, compute) -> np.ndarray:
+    """``compute(rows)`` for ``(K, 1326)`` ranges on board ``bidx``, each range computed once per context: the
+    rows found in ``ctx.memo`` are read from it, the others computed in one call and kept
+    (:meth:`DecisionContext.remember`). ``compute`` must treat its rows independently, as the equity kernels do
+    (every range is its own column of their sums), so that a row's result does not depend on the batch."""
+    memo = ctx.memo
+    keys = [(kind, bidx, r.tobytes()) for r in rows]
+    found = [memo.get(k) for k in keys]
+    missing = [i for i, v in enumerate(found) if v is None]
+    if missing:
+        res = compute(rows[missing])
+        for j, i in enumerate(missing):
+            found[i] = res[j]
+            ctx.remember(keys[i], res[j])
+    return np.stack(found)
 
 
 def _distinct_rows(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

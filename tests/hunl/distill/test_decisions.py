@@ -138,3 +138,46 @@ def test_distinct_rows_rebuild_the_input(n_rows, n_distinct, seed):
     assert len({r.tobytes() for r in uniq}) == uniq.shape[0] == len({r.tobytes() for r in w})
     firsts = [int(np.flatnonzero((w == r).all(axis=1))[0]) for r in uniq]
     assert firsts == sorted(firsts)
+
+
+@pytest.mark.parametrize("opponent_start", [True, False])
+def test_features_read_from_the_context_memo_equal_a_fresh_computation(opponent_start):
+    """A context keeps the range features of every range it has seen (the opponent's starting range, read again at
+    every depth of an own-range card's play): features computed through a context that already holds them equal,
+    bit for bit, those of a fresh context, on a turn endgame (equity over the river cards and the decile
+    histograms) for two different policies in turn."""
+    g = HoldemEndgame("Ks7d2c9h", ["KK,99,AQs,QJs", "AA,77,KQs,T8s"], pot=600, stack=1200,
+                      bet_sizes=SIZES, raise_cap=1)
+    shared = DecisionContext(g)
+    which = np.arange(shared.nodes.size)
+    sizes = []
+    for chooser in (CheckCall(), UniformRandom(), CheckCall()):
+        reach = reach_probabilities(g, play(g, chooser).probs)
+        fresh = node_features(g, DecisionContext(g), which, reach, opponent_start=opponent_start)
+        memo = node_features(g, shared, which, reach, opponent_start=opponent_start)
+        assert len(fresh) == len(memo) == which.size
+        for a, b in zip(fresh, memo):
+            np.testing.assert_array_equal(a, b)
+        sizes.append(len(shared.memo))
+    assert {k[0] for k in shared.memo} == {"equity", "deciles", "uniform"}
+    # the third policy repeats the first: nothing new to compute; the second adds ranges only when the opponent's
+    # range is read at the node (with his starting range, one range per board and seat, all seen at once)
+    assert sizes[2] == sizes[1]
+    assert sizes[1] == sizes[0] if opponent_start else sizes[1] > sizes[0]
+    boards = len({int(b) for b in shared.boards})
+    assert sum(k[0] == "uniform" for k in shared.memo) == boards
+
+
+def test_a_full_memo_keeps_no_more_and_changes_no_feature(game, monkeypatch):
+    import hunl.distill.decisions as decisions
+
+    reach = reach_probabilities(game, play(game, UniformRandom()).probs)
+    full = DecisionContext(game)
+    which = np.arange(full.nodes.size)
+    expected = node_features(game, full, which, reach)
+    monkeypatch.setattr(decisions, "MEMO_BYTES", 3 * 1326 * 8)  # three equity rows
+    small = DecisionContext(game)
+    got = node_features(game, small, which, reach)
+    assert len(small.memo) == 3 and small.memo_bytes == 3 * 1326 * 8 < full.memo_bytes
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
