@@ -140,7 +140,8 @@ class Engine:
         (half the memory of float32; postflop-solver's compression). Not with ``predictive``.
     n_threads : int, optional
         Threads for the root block's independent subtrees (default: numba's thread count; one thread when the
-        game is small).
+        game is small). On one thread the kernels never compile their threaded branch (a first run on a machine
+        compiles in about two thirds of the time; docs/BENCHMARKS.md, "Compiling the solver's kernels").
     locks : mapping or NodeLocks, optional
         Node locks (:mod:`games.core.locks`): locked (node, hand) entries play the locked strategy in every
         iteration and in the average, and the locked player's best response keeps them (the restricted game).
