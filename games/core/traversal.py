@@ -214,7 +214,9 @@ def _terminals(p, u, T, L, E, hands, ro, v, orow, scratch):  # pragma: no cover 
                 opp_row[c] = orow[local[t]]
                 coef[0, c] = 0.0
                 coef[1, c] = 0.0
-        raked = False
+        # typed, not a literal: numba may type a bare ``False`` passed on as ``Literal[bool](False)`` and compile
+        # ``cards_block`` once more for it
+        raked = np.bool_(False)
         for k in range(m):
             t = term_nodes[t0 + start + k]
             c = k if k < n_show else fold0 + k - n_show

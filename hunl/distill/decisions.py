@@ -99,6 +99,9 @@ class DecisionContext:
         ``facing_bet, spr, opp_bets, opp_bets_prev, in_position`` of each decision node.
     edge_class : numpy.ndarray of int8, shape ``(N,)``
         Class of the action into every node (:func:`hunl.distill.actions.edge_classes`).
+    memo : dict
+        Range features already computed with this context, ``(kind, board index, range bytes) -> array``
+        (:func:`node_features`), at most :data:`MEMO_BYTES` of them (``memo_bytes``: their size).
     """
 
     def __init__(self, game):
