@@ -193,10 +193,9 @@ class Engine:
             if items == 0 or t.n_nodes * hm < PARALLEL_MIN_WORK:
                 n_threads = 1
         self.n_threads = max(1, min(int(n_threads), max(items, 1)))
-        self.parallel = self.n_threads > 1
         # the kernels' ``parallel`` argument: None on one thread, so that numba prunes the threaded branch of
         # ``traverse`` at compile time and a serial run never compiles it
-        self._parallel_arg = True if self.parallel else None
+        self._parallel_arg = True if self.n_threads > 1 else None
         self.W = _work_arrays(lay, hm, dt, self.n_threads, self.compressed, int(t.num_children.max()))
         self.assign_ptr, self.assign = self._assign(self.n_threads)
         depth1 = np.zeros(lay.root_nodes.shape[0], dtype=bool)
