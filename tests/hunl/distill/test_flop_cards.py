@@ -16,6 +16,8 @@ from hunl.distill.policy import on_streets, play
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
 
+pytestmark = pytest.mark.xdist_group("flop-cards")  # the module's flop run (about 50 s) is made once, on one worker
+
 SMALL = (("bet_sizes", BetSizes(bets=(0.5,), raises=(), all_in=False)), ("raise_cap", 0), ("spr", (4.0, 5.0)))
 
 

@@ -27,6 +27,8 @@ from hunl.preflop.charts import (
 from hunl.preflop.published import HRC_CALL, HRC_PUSH
 from hunl.preflop.solve import solve_stacks
 
+pytestmark = pytest.mark.xdist_group("preflop-charts")  # the module's preflop solve (about 17 s) is made once, on one worker
+
 # The two cells where the exact solution reads differently, both at stacks where the hand is mixed near 50%
 # (so the chart's number flips with the solver's tolerance or version -- HRC notes that its raw data "was
 # re-calculated with a later version than the original chart data, so there may be some very slight

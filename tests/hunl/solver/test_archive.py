@@ -76,14 +76,19 @@ def test_save_without_a_spot_rebuilds_it_from_the_game(tmp_path):
     np.testing.assert_array_equal(spot_of_game(game).ranges, spot.ranges)
 
 
-@pytest.mark.parametrize("algorithm,compressed", [("dcfr-reset", True), ("pcfr+", False), ("cfr+", False)])
-def test_resume_continues_bitwise_on_a_turn_spot(tmp_path, algorithm, compressed):
+# pcfr+ and cfr+ resume on two threads after a first run on one; compressed storage resumes on one thread: its
+# threaded traversal is compared with one thread by a slow test of test_engine, and this test alone would compile
+# it in the default run (about 100 s on a cold numba cache)
+@pytest.mark.xdist_group("threaded-solver")  # with test_game's thread test: one worker compiles the threaded traversal
+@pytest.mark.parametrize("algorithm,compressed,threads", [("dcfr-reset", True, 1), ("pcfr+", False, 2),
+                                                          ("cfr+", False, 2)])
+def test_resume_continues_bitwise_on_a_turn_spot(tmp_path, algorithm, compressed, threads):
     spot = parse_spot(TURN).replace(algorithm=algorithm, compressed=compressed, check_every=7)
     game = spot.game()
     full = solve_endgame(game, spot.solver.replace(max_iterations=40))
     part = solve_endgame(game, spot.solver.replace(max_iterations=17))
     path = save_solution(part, tmp_path / "turn.npz", spot=spot)
-    res = resume_solution(path, max_iterations=40, threads=2)
+    res = resume_solution(path, max_iterations=40, threads=threads)
     assert res.iterations == 40 and res.spot.max_iterations == 40
     np.testing.assert_array_equal(res.result.engine.regret, full.result.engine.regret)
     np.testing.assert_array_equal(res.result.engine.avg, full.result.engine.avg)

@@ -66,6 +66,7 @@ def test_compressed_storage_reaches_the_target_as_float32_does_on_a_libratus_riv
     assert comp.iterations <= 1.3 * ref.iterations
 
 
+@pytest.mark.slow  # the only default-run test that would compile the threaded traversal for compressed storage (~100 s)
 def test_compressed_storage_is_deterministic_across_threads():
     g = turn_spot(dtype="float32")
     a = solve_cfr(g, "dcfr", iterations=25, check_every=25, compressed=True, threads=1)

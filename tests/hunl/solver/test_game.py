@@ -266,6 +266,7 @@ def test_swapping_suits_gives_the_same_values():
     assert a1.value == pytest.approx(b1.value, abs=1e-12 * g.pot)
 
 
+@pytest.mark.xdist_group("threaded-solver")  # the threaded traversal compiles on one worker only
 def test_threads_give_the_same_iterates_as_one_thread():
     # the root's subtrees are spread over threads and their values added in a fixed order: bit-identical results
     g = turn_spot(dtype="float32")
