@@ -2,7 +2,7 @@
 broke.
 
 * :func:`check_int`, :func:`check_real`: one integer or real parameter and its bounds;
-* :func:`as_float_array`, :func:`check_probability_rows`, :func:`check_shape`: arrays, distributions, shapes;
+* :func:`as_float_array`, :func:`check_probability_rows`: arrays and distributions;
 * :func:`check_output_dir`, :func:`check_output_file`: where a command will write, checked before any work;
 * :func:`read_text_file`: a UTF-8 input file, errors naming it.
 """
@@ -77,14 +77,6 @@ def check_probability_rows(arr: np.ndarray, name: str, axes: int | tuple[int, ..
             f"{name} must sum to 1 over axis {axes} (tolerance {atol:g}); "
             f"found a sum of {worst!r} at index {tuple(int(i) for i in where)}"
         )
-
-
-def check_shape(arr: np.ndarray, name: str, shape: tuple, what: str = "") -> None:
-    """Check that ``arr.shape`` matches ``shape`` (``None`` entries match anything)."""
-    ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
-    if not ok:
-        pretty = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
-        raise ValueError(f"{name} must have shape {pretty}{' ' + what if what else ''}, got {arr.shape}")
 
 
 def _int_rule(minimum, maximum, allow_none: bool) -> str:

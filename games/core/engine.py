@@ -346,11 +346,3 @@ class Engine:
                 edges_to_storage(np.asarray(probs, dtype=np.float64), off, edges, hp, out)
         return out
 
-    def best_table(self) -> np.ndarray:
-        """A storage-sized array for :meth:`hand_values` to record a pure best response in."""
-        return np.zeros(self.layout.size, dtype=self.dtype)
-
-
-def terminal_count(game: Game) -> int:
-    """Number of terminal nodes (for reports)."""
-    return int((game.tree.kind == TERMINAL).sum())

@@ -523,11 +523,6 @@ class ShardDirectory:
                 out.append((int(m.group(1)), int(m.group(2)), f))
         return sorted(out)
 
-    def stored_ids(self) -> np.ndarray:
-        """Sorted ids of all stored games, shape ``(n,)`` int64 (from the shard names)."""
-        spans = [np.arange(a, b) for a, b, _ in self.shards()]
-        return np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
-
     def missing_ranges(self, n_games: int, shard_size: int) -> list[tuple[int, int]]:
         """Id ranges in ``0 .. n_games-1`` not yet stored, split into pieces of at most ``shard_size``."""
         covered = np.zeros(n_games, dtype=bool)
