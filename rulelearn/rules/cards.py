@@ -304,6 +304,54 @@ class RuleCard:
         out.append(f"{self.n_rules} rules, {self.n_conditions} conditions.")
         return "\n".join(out) + "\n"
 
+    def merge_equal_rules(self) -> RuleCard:
+        """The same card with fewer rules: two rules of a section that play the same strategy and whose conditions
+        differ only in one quantity, on adjacent intervals ("beats at most 60%" and "beats between 60% and 70%"),
+        become one rule on the union ("beats at most 70%"), as long as merging changes no decision.
+
+        A decision reads the first rule it satisfies (:meth:`rule_index`), so a pair is merged only if no rule
+        between the two can take a decision of the later one; each rule's conditions are read as a box (one
+        interval per quantity), so the union of the two boxes is a box with conditions from theirs (round, and
+        never more than the rule with more). Merging repeats until no pair is left. Where no two rules of a
+        section overlap (a card from a tree), the section's rules are then ordered by coverage, largest first.
+
+        Returns
+        -------
+        RuleCard
+            Every decision plays what it played on ``self``; the merged rule's coverage is the sum of the two.
+            ``self`` if nothing merges.
+
+        Notes
+        -----
+        Two leaves of one tree split that end up with the same printed mix (after their strategies are optimised
+        and rounded, e.g. both "fold") are the usual case: the split is worth nothing on the card.
+        """
+        sections, changed = [], False
+        for sec in self.sections:
+            rules = list(sec.rules)
+            merged = True
+            while merged:
+                merged = False
+                for i in range(len(rules)):
+                    for j in range(i + 1, len(rules)):
+                        union = _union(rules[i], rules[j])
+                        if union is None or any(_overlap(_box(rules[k]), _box(rules[j])) for k in range(i + 1, j)):
+                            continue
+                        rules[i] = CardRule(union, rules[i].action, rules[i].strategy,
+                                            rules[i].coverage + rules[j].coverage)
+                        del rules[j]
+                        merged = changed = True
+                        break
+                    if merged:
+                        break
+            boxes = [_box(r) for r in rules]
+            if not any(_overlap(boxes[a], boxes[b]) for a in range(len(rules)) for b in range(a + 1, len(rules))):
+                rules.sort(key=lambda r: -r.coverage)     # stable: equal coverages keep their order
+            sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
+        if not changed:
+            return self
+        return RuleCard(self.title, tuple(sections), self.quantities, self.cost, self.notes, self.meta)
+
     def to_dict(self) -> dict:
         """A JSON-serialisable dict (:meth:`from_dict` inverts it)."""
         def rule(r):
@@ -339,3 +387,54 @@ def _tuplify(x):
     if isinstance(x, (tuple, list)):
         return tuple(_tuplify(v) for v in x)
     return float(x)
+
+
+def _box(rule: CardRule) -> dict:
+    """``{feature: (lo, hi)}``: the rule holds where ``lo < x <= hi`` for every feature (``None``: unbounded)."""
+    box: dict = {}
+    for c in rule.conditions:
+        lo, hi = box.get(c.feature, (None, None))
+        if c.op == ">":
+            lo = c.threshold if lo is None else max(lo, c.threshold)
+        else:
+            hi = c.threshold if hi is None else min(hi, c.threshold)
+        box[c.feature] = (lo, hi)
+    return box
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    """Whether two boxes of :func:`_box` can hold at once."""
+    for f in set(a) | set(b):
+        lo = max((v for v in (a.get(f, (None, None))[0], b.get(f, (None, None))[0]) if v is not None), default=None)
+        hi = min((v for v in (a.get(f, (None, None))[1], b.get(f, (None, None))[1]) if v is not None), default=None)
+        if lo is not None and hi is not None and lo >= hi:
+            return False
+    return True
+
+
+def _union(a: CardRule, b: CardRule):
+    """The conditions of the box ``a`` or ``b`` where the two play the same and their boxes differ in one feature on
+    adjacent intervals; ``None`` otherwise."""
+    if a.action != b.action or a.strategy != b.strategy:
+        return None
+    ba, bb = _box(a), _box(b)
+    diff = [f for f in dict.fromkeys([*ba, *bb]) if ba.get(f, (None, None)) != bb.get(f, (None, None))]
+    if len(diff) != 1:
+        return None
+    f = diff[0]
+    (la, ha), (lb, hb) = ba.get(f, (None, None)), bb.get(f, (None, None))
+    if ha is not None and ha == lb:
+        span = (la, hb)
+    elif hb is not None and hb == la:
+        span = (lb, ha)
+    else:
+        return None
+    box = {**ba, f: span}
+    out = []
+    for g in dict.fromkeys(c.feature for c in a.conditions + b.conditions):
+        lo, hi = box[g]
+        if lo is not None:
+            out.append(CardCondition(g, ">", lo))
+        if hi is not None:
+            out.append(CardCondition(g, "<=", hi))
+    return tuple(out)
