@@ -85,7 +85,7 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
     feat_of = dict(zip([k for k in nodes if k >= 0], feats))
     width, head_h, grid_h = 11.5, 0.8, 2.7
     line_h, gap_h, title_h = 0.115, 0.075, 0.3  # inches: a line of rule text, between rules, the section title
-    texts = [[textwrap.fill(card.rule_text(r) + f"   [{r.coverage:.0%}]", 135) for r in s.rules]
+    texts = [[textwrap.fill(card.rule_text(r, len(s.rules) > 1) + f"   [{r.coverage:.0%}]", 135) for r in s.rules]
              for s in card.sections]
     sec_hs = [max(grid_h, title_h + sum(line_h * (t.count("\n") + 1) + gap_h for t in ts) + 0.15) for ts in texts]
     height = head_h + sum(sec_hs)

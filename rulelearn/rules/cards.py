@@ -260,10 +260,11 @@ class RuleCard:
         """The quantity called ``name``."""
         return next(q for q in self.quantities if q.name == name)
 
-    def rule_text(self, rule: CardRule) -> str:
-        """``"if <phrase> and <phrase>: <action>"`` (``"always: ..."`` without conditions)."""
+    def rule_text(self, rule: CardRule, otherwise: bool = False) -> str:
+        """``"if <phrase> and <phrase>: <action>"``; without conditions ``"always: ..."``, or with ``otherwise``
+        (the last of several rules of a section) ``"otherwise: ..."``."""
         if not rule.conditions:
-            return f"always: {rule.action}"
+            return f"{'otherwise' if otherwise else 'always'}: {rule.action}"
         bounds: dict = {}
         for c in rule.conditions:  # one phrase per quantity: "between 20% and 70%"
             lo, hi = bounds.get(c.feature, (None, None))
@@ -284,7 +285,7 @@ class RuleCard:
         for s in self.sections:
             lines += ["", s.title]
             for r in s.rules:
-                lines.append(f"  - {self.rule_text(r)}   [{r.coverage:.0%}]")
+                lines.append(f"  - {self.rule_text(r, len(s.rules) > 1)}   [{r.coverage:.0%}]")
         lines += ["", f"{self.n_rules} rules, {self.n_conditions} conditions"]
         return "\n".join(lines) + "\n"
 
@@ -299,7 +300,7 @@ class RuleCard:
             out.append(f"{heading} {s.title}")
             out.append("")
             for r in s.rules:
-                out.append(f"* {self.rule_text(r)} *({r.coverage:.0%} of the decisions)*")
+                out.append(f"* {self.rule_text(r, len(s.rules) > 1)} *({r.coverage:.0%} of the decisions)*")
             out.append("")
         out.append(f"{self.n_rules} rules, {self.n_conditions} conditions.")
         return "\n".join(out) + "\n"
@@ -348,6 +349,40 @@ class RuleCard:
             if not any(_overlap(boxes[a], boxes[b]) for a in range(len(rules)) for b in range(a + 1, len(rules))):
                 rules.sort(key=lambda r: -r.coverage)     # stable: equal coverages keep their order
             sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
+        if not changed:
+            return self
+        return RuleCard(self.title, tuple(sections), self.quantities, self.cost, self.notes, self.meta)
+
+    def with_otherwise(self, max_cells: int = 1_000_000) -> RuleCard:
+        """The same card with one rule fewer to check per section: in each section whose rules are disjoint and
+        together cover every decision of the section, the rule with the most conditions (then the most coverage)
+        moves last and loses its conditions, printed "otherwise: ..." -- the default rule of a rule list.
+
+        Exact: a section qualifies only if its rules' boxes (one interval per quantity) are pairwise disjoint and
+        cover the whole space of the quantities they test -- checked on every cell of the grid of their
+        thresholds (NaN counts as below every threshold, as in :meth:`rule_index`) -- so the rules earlier in
+        the list take the same decisions as before and the last one takes the rest, which were its own.
+
+        Parameters
+        ----------
+        max_cells : int, default 1,000,000
+            A section whose threshold grid has more cells is left as it is.
+
+        Returns
+        -------
+        RuleCard
+            ``self`` if no section qualifies.
+        """
+        sections, changed = [], False
+        for sec in self.sections:
+            rules = list(sec.rules)
+            if len(rules) > 1 and all(r.conditions for r in rules) and _partition(rules, max_cells):
+                k = max(range(len(rules)), key=lambda i: (len(rules[i].conditions), rules[i].coverage, -i))
+                last = rules.pop(k)
+                rules.append(CardRule((), last.action, last.strategy, last.coverage))
+                sec = CardSection(sec.title, tuple(rules), sec.conditions)
+                changed = True
+            sections.append(sec)
         if not changed:
             return self
         return RuleCard(self.title, tuple(sections), self.quantities, self.cost, self.notes, self.meta)
@@ -438,3 +473,30 @@ def _union(a: CardRule, b: CardRule):
         if hi is not None:
             out.append(CardCondition(g, "<=", hi))
     return tuple(out)
+
+
+def _partition(rules: list, max_cells: int) -> bool:
+    """Whether the boxes of ``rules`` are pairwise disjoint and cover the space of the features they test: each cell
+    of the grid of their thresholds (one representative point a cell; NaN reads below every threshold) lies in
+    exactly one box. False if the grid has more than ``max_cells`` cells."""
+    boxes = [_box(r) for r in rules]
+    feats = list(dict.fromkeys(f for b in boxes for f in b))
+    points = []
+    for f in feats:
+        t = sorted({v for b in boxes for v in b.get(f, (None, None)) if v is not None})
+        # a point in every interval (-inf, t0], (t0, t1], ..., (tk, inf): each threshold itself, and one above all
+        points.append(np.array(t + [t[-1] + 1.0]))
+    if math.prod(len(p) for p in points) > max_cells:
+        return False
+    grid = np.stack([g.ravel() for g in np.meshgrid(*points, indexing="ij")], axis=1)
+    hits = np.zeros(grid.shape[0], dtype=np.int64)
+    for b in boxes:
+        inside = np.ones(grid.shape[0], dtype=bool)
+        for j, f in enumerate(feats):
+            lo, hi = b.get(f, (None, None))
+            if lo is not None:
+                inside &= grid[:, j] > lo
+            if hi is not None:
+                inside &= grid[:, j] <= hi
+        hits += inside
+    return bool(np.all(hits == 1))

@@ -1,4 +1,5 @@
-"""RuleCard.merge_equal_rules: fewer rules, the same play (rulelearn.rules.cards)."""
+"""RuleCard.merge_equal_rules and RuleCard.with_otherwise: fewer rules and conditions, the same play
+(rulelearn.rules.cards)."""
 
 from __future__ import annotations
 
@@ -128,7 +129,7 @@ def test_shipped_cards_merged_play_as_printed():
         if path.stem == "betgame":
             continue
         card = RuleCard.from_dict(json.loads(path.read_text()))
-        m = card.merge_equal_rules()
+        m = card.merge_equal_rules().with_otherwise()
         merged += card.n_rules - m.n_rules
         conds = [c for r in card.rules() for c in r.conditions] + [c for s in card.sections for c in s.conditions]
         th = sorted({c.threshold for c in conds})
@@ -140,3 +141,36 @@ def test_shipped_cards_merged_play_as_printed():
         sb = np.array([r.strategy for r in m.rules()])[b[b >= 0]]
         np.testing.assert_array_equal(sa, sb)
     assert merged > 0          # some shipped card has sides of a split that print one mix
+
+
+def test_the_rule_with_most_conditions_becomes_otherwise():
+    card = _card([_rule([("x", "<=", 0.2)], FOLD, 0.5), _rule([("x", ">", 0.2), ("y", "<=", 0.4)], CALL, 0.3),
+                  _rule([("x", ">", 0.2), ("y", ">", 0.4)], FOLD, 0.2)])
+    m = card.with_otherwise()
+    assert m.n_rules == 3 and m.n_conditions == card.n_conditions - 2
+    assert m.rules()[-1].conditions == () and m.rules()[-1].coverage == 0.3
+    assert "  - otherwise: call   [30%]" in m.to_text() and "* otherwise: call" in m.to_markdown()
+    X = _rows(card)
+    np.testing.assert_array_equal(_plays(m, X), _plays(card, X))
+
+
+def test_no_otherwise_where_the_rules_leave_a_gap_or_overlap():
+    gap = _card([_rule([("x", "<=", 0.2)], FOLD), _rule([("x", ">", 0.3)], CALL)])
+    overlap = _card([_rule([("x", "<=", 0.5)], FOLD), _rule([("x", ">", 0.3)], CALL)])
+    top = _card([_rule([("x", "<=", 0.2)], FOLD), _rule([("x", ">", 0.2), ("x", "<=", 0.5)], CALL)])  # x > 0.5
+    single = _card([_rule([("x", "<=", 0.5)], FOLD)], [_rule([("x", ">", 0.5)], CALL)])   # a gap in each section
+    for card in (gap, overlap, top, single):
+        assert card.with_otherwise() is card
+    assert _card([_rule([], FOLD)]).with_otherwise().rules()[0].conditions == ()
+    assert "always: fold" in _card([_rule([], FOLD)]).to_text()
+
+
+@settings(max_examples=80, deadline=None)
+@given(card=tree_cards(), seed=st.integers(0, 2**16))
+def test_otherwise_on_a_tree_card_changes_no_decision(card, seed):
+    m = card.merge_equal_rules().with_otherwise()
+    X = _rows(card, seed=seed)
+    np.testing.assert_array_equal(_plays(m, X), _plays(card, X))
+    if card.n_rules > 1 and m.n_rules > 1:       # a tree's leaves partition the space: the last rule is otherwise
+        assert m.rules()[-1].conditions == ()
+        assert m.n_conditions < card.n_conditions
