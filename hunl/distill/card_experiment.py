@@ -363,8 +363,9 @@ def run_cards(job: CardJob) -> int:
             cards[n] = cards[n].merge_equal_rules().with_otherwise()
             rec = {**rec, "n_rules": cards[n].n_rules, "n_conditions": cards[n].n_conditions}
             frontier.append({k: v for k, v in rec.items() if k != "card"})
-            print(f"   {n:3d} rules ({rec['n_rules']} after merging), {rec['n_conditions']:3d} conditions: {rec['exploitability_pct_pot']:.2f}% of the "
-                  f"pot (training {rec['train_pct_pot']:.2f}%) [{time.perf_counter() - t0:.0f} s]", flush=True)
+            print(f"   {n:3d} rules ({rec['n_rules']} as printed), {rec['n_conditions']:3d} conditions: "
+                  f"{rec['exploitability_pct_pot']:.2f}% of the pot (training {rec['train_pct_pot']:.2f}%) "
+                  f"[{time.perf_counter() - t0:.0f} s]", flush=True)
         others_cached = (out / "others.json").exists()
         others = _others(job, data, ex, games, workers, out)
     card = cards[job.card_rules] if job.card_rules in cards else cards[max(cards)]
