@@ -196,6 +196,11 @@ class Engine:
         # the kernels' ``parallel`` argument: None on one thread, so that numba prunes the threaded branch of
         # ``traverse`` at compile time and a serial run never compiles it
         self._parallel_arg = True if self.n_threads > 1 else None
+        if self.n_threads > 1:
+            # launch numba's threading layer now: a kernel loaded from the on-disk cache that reaches a parfor
+            # through a non-parallel caller (run_iterations -> traverse -> _items_parallel) does not launch it,
+            # and crashes (numba issue #8578); get_num_threads launches it
+            numba.get_num_threads()
         self.W = _work_arrays(lay, hm, dt, self.n_threads, self.compressed, int(t.num_children.max()))
         self.assign_ptr, self.assign = self._assign(self.n_threads)
         depth1 = np.zeros(lay.root_nodes.shape[0], dtype=bool)

@@ -277,6 +277,53 @@ def test_threads_give_the_same_iterates_as_one_thread():
     assert threaded.value == serial.value
 
 
+_ENGINE_LAUNCHES = """
+import numba.np.ufunc.parallel as par
+from games.core.engine import Engine
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import BetSizes
+g = HoldemEndgame("Ks7d2c4h", ["AA,77,QJs", "KK,AK,T9s"], pot=100, stack=100,
+                  bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0, dtype="float32")
+before = par._is_initialized
+print(before, Engine(g, n_threads=2).n_threads, par._is_initialized)
+"""
+
+
+def test_a_threaded_engine_launches_numba_s_threading_layer():
+    # in a fresh interpreter (numba's private flag of a launched threading layer: no public one exists)
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _ENGINE_LAUNCHES], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "2", "True"]
+
+
+_THREADED_FROM_CACHE = """
+from games.core import solve_cfr
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import BetSizes
+g = HoldemEndgame("Ks7d2c4h", ["AA,77,QJs", "KK,AK,T9s"], pot=100, stack=100,
+                  bet_sizes=BetSizes(bets=(1.0,), raises=(), all_in=False), raise_cap=0, dtype="float32")
+print(repr(float(solve_cfr(g, "dcfr", iterations=3, check_every=3, threads=2).value)))
+"""
+
+
+@pytest.mark.xdist_group("threaded-solver")  # the threaded traversal is compiled (and cached) once, on this worker
+def test_a_threaded_solve_runs_from_numba_s_disk_cache():
+    # A fresh process that loads the threaded kernels from numba's on-disk cache must launch numba's threading
+    # layer itself: the cached run_iterations reaches its parfor through non-parallel callers, which do not launch
+    # it (numba issue #8578); before Engine did, this process died of a segmentation fault.
+    import subprocess
+    import sys
+
+    g = turn_spot(dtype="float32")
+    here = solve_cfr(g, "dcfr", iterations=3, check_every=3, threads=2)       # compiled here, written to the cache
+    out = subprocess.run([sys.executable, "-c", _THREADED_FROM_CACHE], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert float(out.stdout.strip().splitlines()[-1]) == float(here.value)
+
+
 def test_solve_endgame_reports_poker_units():
     g = river_spot(dtype="float32")
     sol = solve_endgame(g, "cfr+", iterations=300, target_pct_pot=0.5)
