@@ -265,15 +265,8 @@ class RuleCard:
         (the last of several rules of a section) ``"otherwise: ..."``."""
         if not rule.conditions:
             return f"{'otherwise' if otherwise else 'always'}: {rule.action}"
-        bounds: dict = {}
-        for c in rule.conditions:  # one phrase per quantity: "between 20% and 70%"
-            lo, hi = bounds.get(c.feature, (None, None))
-            if c.op == ">":
-                lo = c.threshold if lo is None else max(lo, c.threshold)
-            else:
-                hi = c.threshold if hi is None else min(hi, c.threshold)
-            bounds[c.feature] = (lo, hi)
-        conds = " and ".join(self.quantity(f).interval(lo, hi) for f, (lo, hi) in bounds.items())
+        # one phrase per quantity: "between 20% and 70%"
+        conds = " and ".join(self.quantity(f).interval(lo, hi) for f, (lo, hi) in _box(rule).items())
         return f"if {conds}: {rule.action}"
 
     def to_text(self) -> str:
