@@ -128,6 +128,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     fl.add_argument("--workers", type=int, default=None)
     fl.add_argument("--name", default="river", help="block card-<name>-floor")
     fl.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
+    th = sub.add_parser("thresholds", help="a card's round thresholds moved by their cost on training endgames "
+                                           "(coordinate descent; docs/HUNL.md)")
+    th.add_argument("--card", default="docs/cards/river.json", help="the card's JSON")
+    th.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
+                    help="a card kept as it is for another street")
+    th.add_argument("--db", default="data/hunl_river_2500", help="database whose training endgames are played")
+    th.add_argument("--seed", type=int, default=0, help="split seed (the card run's)")
+    th.add_argument("--train", type=int, default=400, help="training endgames (default 400)")
+    th.add_argument("--steps", type=int, default=2, help="grid places a threshold may move per try, each side")
+    th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most")
+    th.add_argument("--workers", type=int, default=None)
+    th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json)")
+    th.add_argument("--name", default="river-thresholds", help="block card-<name>-thresholds")
+    th.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
     s = sub.add_parser("streets", help="rule cards played together, each street by its own card (docs/HUNL.md)")
     s.add_argument("--card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
                    help="a street (flop, turn, river) and its card's JSON; repeat per street (default: the turn "
@@ -206,6 +220,16 @@ def main(argv=None) -> int:
                                       fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
         print(f"{res['n_rules']} rules, {res['n_test']} held-out endgames: {res['printed_mean']:.2f}% of the pot as "
               f"printed, {res['floor_mean']:.2f}% with each endgame's own strategies")
+        return 0
+    if a.game == "thresholds":
+        from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
+
+        res = run_threshold_search(ThresholdJob(
+            card=a.card, db=a.db, seed=a.seed, train=a.train, steps=a.steps, sweeps=a.sweeps, workers=a.workers,
+            out=a.out, name=a.name, doc=a.doc, command=command,
+            fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
+        print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {res['log'][-1]:.2f}% "
+              f"with {len(res['moves'])} thresholds moved; written to {res['out']}")
         return 0
     if a.game == "streets":
         from hunl.distill.street_cards import StreetCardsJob, run_street_cards

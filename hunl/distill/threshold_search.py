@@ -1,0 +1,469 @@
+"""A card's round thresholds chosen by what they cost: ``scripts/rule_cards.py thresholds``.
+
+A card's thresholds come from its tree, grown to imitate the equilibrium (:func:`hunl.distill.cards.grow_card_tree`):
+each split is the round value that best separates the equilibrium's strategies, not the one whose rules cost least
+once they play one strategy each. :func:`thresholds_by_exploitability` moves them by cost instead -- coordinate
+descent over the card's splits, as :func:`hunl.distill.plain_search.plain_by_exploitability` does over its mixes:
+
+* a *split* is a threshold ``t`` of a quantity in one section of the card; every condition of that section on the
+  quantity at ``t`` (``x <= t`` on one side, ``x > t`` on the other, wherever the tree or the merge of equal rules
+  left them) moves with it, so the rules keep their order and their mixes;
+* a split may move to the round values of its quantity's grid (:func:`hunl.distill.quantities.feature_grid`)
+  within ``steps`` grid places of ``t`` and strictly between the section's neighbouring thresholds of the same
+  quantity, so no two thresholds cross: rules that partitioned the section still do, and none can swap order;
+* every move of a split is played in the training endgames with the rest of the card held (one best-response pass
+  per endgame, :class:`SplitWorkers`), and the cheapest is kept if it lowers the mean exploitability.
+
+The rule each information set reads is found again for every try from the features stored when the endgames were
+loaded. For a card reading the player's own range (``ranges="own"``), those features read the range of the card
+the sweep started from (a move changes which hands the card would have checked, and so the own range, only at the
+next sweep, which loads them again); the figures the search reports are exact at the start of each sweep, and the
+held-out measurement (``rule_cards.py streets``) is exact.
+
+Each rule's coverage is counted again on the training endgames' decision rows (the equilibrium's decisions,
+weighted by probability times stake, as the card's tree was grown on; :func:`hunl.distill.pipeline.rows_task`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from games.core.evaluation import engine_for
+from hunl.distill.actions import class_routing
+from hunl.distill.cards import CARD_FEATURES, CardPolicy, CompositeCard, _design_of
+from hunl.distill.optimal_leaves import _flatten, _NodeLeaves, _probs, endgame_features
+from hunl.distill.quantities import feature_grid
+from rulelearn.data.executors import ShardWorkers
+from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard, _box, _overlap
+from rulelearn.validation import check_int
+
+__all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
+           "section_groups", "split_moves", "thresholds_by_exploitability", "with_coverage"]
+
+
+def section_groups(card: RuleCard) -> list[list[int]]:
+    """The card's sections grouped by the decisions they can share: two sections whose own conditions (street,
+    position, facing a bet) can hold at once are in one group, and groups are closed under that (e.g. the river's
+    "either position, not facing a bet" with both positions' "not facing a bet" sections). A decision a section
+    leaves falls to a later section of its group, so a threshold moves in the whole group or not at all."""
+    boxes = [_box(CardRule(sec.conditions, "", ())) for sec in card.sections]
+    group = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(len(boxes)):
+        for j in range(i):
+            if _overlap(boxes[i], boxes[j]):
+                group[root(i)] = root(j)
+    out: dict = {}
+    for i in range(len(boxes)):
+        out.setdefault(root(i), []).append(i)
+    return list(out.values())
+
+
+def _group_of(card: RuleCard, i: int) -> list[int]:
+    return next(g for g in section_groups(card) if i in g)
+
+
+def card_splits(card: RuleCard) -> list[tuple[int, str, float]]:
+    """The card's splits: ``(first section of its group, quantity, threshold)`` of every distinct threshold the
+    rules of a group of sections (:func:`section_groups`) test, in the order the rules first name them."""
+    out: list = []
+    for g in section_groups(card):
+        for i in g:
+            for r in card.sections[i].rules:
+                for c in r.conditions:
+                    key = (g[0], c.feature, float(c.threshold))
+                    if key not in out:
+                        out.append(key)
+    return out
+
+
+def split_moves(card: RuleCard, split: tuple[int, str, float], steps: int = 2) -> list[float]:
+    """The round thresholds ``split`` may move to: the grid values of its quantity within ``steps`` places of its
+    threshold, strictly between the neighbouring thresholds of the same quantity in its group of sections
+    (ascending; the threshold itself left out).
+
+    Raises
+    ------
+    ValueError
+        If ``steps < 1`` or the quantity has no grid of round thresholds.
+    """
+    steps = check_int("steps", steps, 1)
+    i, name, t = split
+    grid = feature_grid(name)
+    if grid is None:
+        raise ValueError(f"quantity {name!r} has no grid of round thresholds")
+    grid = np.asarray(grid, dtype=np.float64)
+    others = sorted({float(c.threshold) for j in _group_of(card, i) for r in card.sections[j].rules
+                     for c in r.conditions if c.feature == name and not np.isclose(c.threshold, t)})
+    lo = max([o for o in others if o < t], default=-np.inf)
+    hi = min([o for o in others if o > t], default=np.inf)
+    at = int(np.argmin(np.abs(grid - t)))
+    near = grid[max(0, at - steps):at + steps + 1]
+    return [float(v) for v in near if lo < v < hi and not np.isclose(v, t)]
+
+
+def move_split(card: RuleCard, split: tuple[int, str, float], new: float) -> RuleCard:
+    """``card`` with every condition on quantity ``split[1]`` at threshold ``split[2]`` in the group of sections of
+    section ``split[0]`` moved to ``new`` (rules, their order and their mixes kept).
+
+    Within its group no threshold of the quantity lies between the old and the new value
+    (:func:`split_moves`), so the rules cut the decisions into the same cells, each moved along the quantity: no
+    decision is left without a rule and none gains a second one that it did not have."""
+    i, name, t = split
+
+    def moved(r: CardRule) -> CardRule:
+        conds = tuple(CardCondition(c.feature, c.op, float(new)) if c.feature == name and np.isclose(c.threshold, t)
+                      else c for c in r.conditions)
+        return dataclasses.replace(r, conditions=conds)
+
+    sections = list(card.sections)
+    for j in _group_of(card, i):
+        sections[j] = CardSection(sections[j].title, tuple(moved(r) for r in sections[j].rules),
+                                  sections[j].conditions)
+    return dataclasses.replace(card, sections=tuple(sections))
+
+
+def _model(card: RuleCard, fixed):
+    return CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+
+
+class _SplitShard:
+    """Training endgames with their features stored (the state of one worker of :class:`SplitWorkers`): the
+    exploitability of any card with the same rules, their thresholds moved, without reading features again."""
+
+    def __init__(self, card: RuleCard, fixed, games):
+        model = _model(card, fixed)
+        self.fixed, self.games = fixed, list(games)
+        groups: dict = {}                        # (street, facing, player) -> [features of each decision node]
+        nodes_of: list = []
+        for g in self.games:
+            ctx, feats = endgame_features(model, g)
+            at = []                              # per decision: (group, index of its rows in the group, hands)
+            for k in range(ctx.nodes.size):
+                key = (int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k]))
+                parts = groups.setdefault(key, [])
+                at.append((key, len(parts), feats[k].shape[0]))
+                parts.append(feats[k])
+            nodes_of.append((ctx, at))
+        # one leaf_ids call per (street, facing, player) over all endgames: rows stored group after group
+        self.calls, first, start = [], {}, 0
+        for key, parts in groups.items():
+            sizes = np.array([x.shape[0] for x in parts], dtype=np.int64)
+            first[key] = start + np.cumsum(sizes) - sizes
+            self.calls.append(key + (np.concatenate(parts),))
+            start += int(sizes.sum())
+        self.n_rows = start
+        keys = {(st, fc, p): model.leaf_ids(st, fc, p, X[:1])[0] for st, fc, p, X in self.calls}
+        self.flat = []                           # per endgame: the start table and its nodes, whose flat leaves
+        for g, (ctx, at) in zip(self.games, nodes_of):                # hold row positions into the stored calls
+            nodes = [_NodeLeaves(int(n), int(ctx.player[k]), g.tree.children(int(n)),
+                                 class_routing(ctx.node_classes(int(n))), keys[at[k][0]],
+                                 np.arange(first[at[k][0]][at[k][1]], first[at[k][0]][at[k][1]] + at[k][2]))
+                     for k, n in enumerate(ctx.nodes)]
+            self.flat.append(_flatten(g, nodes))
+
+    def _leaves(self, model) -> np.ndarray:
+        ids = np.empty(self.n_rows, dtype=np.int64)
+        a = 0
+        for street, facing, p, X in self.calls:
+            ids[a:a + X.shape[0]] = model.leaf_ids(street, facing, p, X)[1]
+            a += X.shape[0]
+        return ids
+
+    def exploitability_sums(self, cards: list) -> list[float]:
+        """Sum over the endgames of NashConv / 2 (% of the pot) of each card."""
+        out = []
+        for card in cards:
+            model = _model(card, self.fixed)
+            ids = self._leaves(model)
+            tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
+            total = 0.0
+            for g, (base, flat) in zip(self.games, self.flat):
+                moved = [dataclasses.replace(f, leaves=ids[f.leaves]) for f in flat]
+                eng = engine_for(g)
+                gains = float(eng.best_response_values(eng.from_edges(_probs(base, moved, tables))).sum())
+                total += 100.0 * 0.5 * gains / g.pot
+            out.append(total)
+        return out
+
+
+class SplitWorkers:
+    """Training endgames with the features of every information set stored, kept by worker processes: the mean
+    exploitability of a card with its thresholds moved, without reading the features again.
+
+    Parameters
+    ----------
+    card : RuleCard
+        The card whose features are read (with ``ranges="own"``: its own ranges when it plays).
+    games : sequence of HoldemEndgame
+    fixed : mapping of int to RuleCard, optional
+        Cards that play the other streets (:class:`hunl.distill.cards.CompositeCard`), kept as they are.
+    workers : int, default 1
+
+    Raises
+    ------
+    ValueError
+        If ``games`` is empty or ``workers < 1``.
+    """
+
+    def __init__(self, card: RuleCard, games, fixed=None, workers: int = 1):
+        workers = check_int("workers", workers, 1)
+        games = list(games)
+        if not games:
+            raise ValueError("games must hold at least one endgame")
+        self.n_games = len(games)
+        local = workers <= 1 or len(games) < 2
+        parts = [(card, fixed, games)] if local else [(card, fixed, [games[i] for i in part])
+                                                      for part in np.array_split(np.arange(len(games)), workers)]
+        self._pool = ShardWorkers(_SplitShard, parts, local=local)
+
+    def __enter__(self) -> SplitWorkers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._pool.close()
+
+    def exploitabilities(self, cards) -> np.ndarray:
+        """Mean NashConv / 2 over the endgames, % of the pot, of each card of ``cards``: shape ``(len(cards),)``."""
+        parts = self._pool.ask("exploitability_sums", list(cards))
+        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.n_games
+
+
+def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int = 2, sweeps: int = 2,
+                                 workers: int = 1, progress: bool = False) -> tuple[RuleCard, list[float]]:
+    """The card with its splits moved, one at a time, to the round thresholds of least mean training
+    exploitability (coordinate descent; module docstring).
+
+    Parameters
+    ----------
+    card : RuleCard
+        A HUNL card (:func:`hunl.distill.cards.card_from_tree`), its rules' strategies kept.
+    games : sequence of HoldemEndgame
+        Training endgames.
+    fixed : mapping of int to RuleCard, optional
+        Cards of other streets, played beside it and kept.
+    steps : int, default 2
+        Grid places a split may move per try, each side.
+    sweeps : int, default 2
+        Passes over the splits; each loads the endgames' features again under the current card, and the search
+        stops after a pass that moves nothing.
+    workers : int, default 1
+    progress : bool, default False
+        Show a progress bar (splits).
+
+    Returns
+    -------
+    card : RuleCard
+        The card of the least exact figure of ``log`` (coverage as given: count it again with
+        :func:`rule_coverage`).
+    log : list of float
+        Mean training exploitability (NashConv / 2, % of the pot), exact: of the card as given, then of the card
+        after each sweep that moved a threshold (its features read again). With own ranges a sweep's moves are
+        chosen on the features of its starting card, so a sweep can end above its start: the card returned is
+        the one of the least of these figures.
+
+    Raises
+    ------
+    ValueError
+        If ``steps`` or ``sweeps`` is below 1, or ``games`` is empty.
+    """
+    from tqdm.auto import tqdm
+
+    steps = check_int("steps", steps, 1)
+    sweeps = check_int("sweeps", sweeps, 1)
+    log: list[float] = []
+    kept = card
+    for sweep in range(sweeps + 1):
+        moved = False
+        with SplitWorkers(card, games, fixed, workers) as pool:
+            best = float(pool.exploitabilities([card])[0])       # exact: the features of this card
+            if not log or best < min(log):
+                kept = card
+            log.append(best)
+            if sweep == sweeps:
+                break
+            for split in tqdm(card_splits(card), disable=not progress, desc=f"thresholds, sweep {sweep + 1}",
+                              unit="split", leave=False):
+                values = split_moves(card, split, steps)
+                if not values:
+                    continue
+                tries = [move_split(card, split, v) for v in values]
+                costs = pool.exploitabilities(tries)
+                k = int(np.argmin(costs))
+                if costs[k] < best - 1e-9:
+                    card, best, moved = tries[k], float(costs[k]), True
+        if not moved:
+            break
+    return kept, log
+
+
+def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Each rule's share of its section's decisions among design rows ``Z``.
+
+    Parameters
+    ----------
+    card : RuleCard
+    Z : numpy.ndarray of float64, shape ``(m, len(CARD_FEATURES))``
+        Card design rows (:func:`hunl.distill.cards._design_of`).
+    weight : numpy.ndarray of float64, shape ``(m,)``
+        Each row's weight (probability of the decision times its stake, as the card's tree was grown on).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n_rules,)``
+        The weight of the rows a rule takes (first match) over the weight of the rows its section takes.
+    """
+    idx = card.rule_index(Z, CARD_FEATURES)
+    ok = idx >= 0
+    per_rule = np.bincount(idx[ok], weights=np.asarray(weight, dtype=np.float64)[ok], minlength=card.n_rules)
+    out = np.zeros(card.n_rules)
+    a = 0
+    for sec in card.sections:
+        b = a + len(sec.rules)
+        total = per_rule[a:b].sum()
+        out[a:b] = per_rule[a:b] / total if total > 0 else 0.0
+        a = b
+    return out
+
+
+def with_coverage(card: RuleCard, coverage) -> RuleCard:
+    """``card`` with each rule's coverage replaced (card order)."""
+    it = iter(float(c) for c in coverage)
+    sections = tuple(CardSection(s.title, tuple(dataclasses.replace(r, coverage=next(it)) for r in s.rules),
+                                 s.conditions) for s in card.sections)
+    return dataclasses.replace(card, sections=sections)
+
+
+@dataclass(frozen=True)
+class ThresholdJob:
+    """What ``scripts/rule_cards.py thresholds`` runs (its options).
+
+    Attributes
+    ----------
+    card : str
+        The card's JSON.
+    fixed_cards : tuple of (str, str)
+        ``(street, JSON)`` cards played on the other streets and kept.
+    db : str
+        Database whose training endgames (the split of the card run: same ``seed``) the search plays.
+    seed, test_fraction, max_test : int, float, int
+        The card run's split.
+    train : int
+        Training endgames (the first of the split's training endgames).
+    steps, sweeps : int
+        :func:`thresholds_by_exploitability`.
+    workers : int or None
+    out : str
+        The moved card's JSON.
+    name : str
+        Block ``card-<name>-thresholds`` of ``doc``.
+    doc : str or None
+    command : str
+    """
+
+    card: str = "docs/cards/river.json"
+    fixed_cards: tuple = ()
+    db: str = "data/hunl_river_2500"
+    seed: int = 0
+    test_fraction: float = 0.2
+    max_test: int = 400
+    train: int = 400
+    steps: int = 2
+    sweeps: int = 2
+    workers: int | None = None
+    out: str = "docs/cards/river-thresholds.json"
+    name: str = "river-thresholds"
+    doc: str | None = None
+    command: str = "python scripts/rule_cards.py thresholds"
+
+
+def _moves(before: RuleCard, after: RuleCard) -> list[tuple[str, str, float, float]]:
+    """``(section title, quantity, old, new)`` of every split whose threshold moved."""
+    out = []
+    for sb, sa in zip(before.sections, after.sections):
+        for rb, ra in zip(sb.rules, sa.rules):
+            for cb, ca in zip(rb.conditions, ra.conditions):
+                m = (sb.title, cb.feature, float(cb.threshold), float(ca.threshold))
+                if cb.threshold != ca.threshold and m not in out:
+                    out.append(m)
+    return out
+
+
+def run_threshold_search(job: ThresholdJob) -> dict:
+    """Run ``job``: move the card's thresholds by their cost on training endgames and write the card.
+
+    Returns
+    -------
+    dict
+        ``log`` (mean training exploitability, % of the pot: the card as given, then after each sweep), ``moves``
+        (:func:`_moves`), ``n_train``, ``seconds``, ``out``.
+
+    Raises
+    ------
+    ValueError
+        If ``train`` is below 1.
+    """
+    from hunl.distill.card_experiment import _chunks, split_endgames
+    from hunl.distill.cards import card_ranges
+    from hunl.distill.pipeline import rows_task, take
+    from hunl.distill.policy import concat_rows
+    from hunl.distill.street_cards import load_cards
+    from rulelearn.data.database import SolutionDatabase
+
+    t0 = time.perf_counter()
+    train_n = check_int("train", job.train, 1)
+    card = RuleCard.from_dict(json.loads(Path(job.card).read_text()))
+    fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
+    db = SolutionDatabase(job.db)
+    family = db.family()
+    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
+    train_ids, _ = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+    train = take(cols, train_ids[:train_n])
+    games = [family.game(train, i) for i in range(len(train["game_id"]))]
+    workers = job.workers or 1
+    moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True)
+    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card))[2]
+                       for chunk in _chunks(db, train["game_id"]))
+    Z = _design_of(rows.X, rows.facing, rows.street)
+    moved = with_coverage(moved, rule_coverage(moved, Z, rows.weight * rows.stake))
+    moved = dataclasses.replace(moved, meta=dict(moved.meta, threshold_search={
+        "from": job.card, "db": job.db, "train": len(games), "steps": job.steps, "sweeps": job.sweeps,
+        "train_pct_pot": log}), cost=None)
+    Path(job.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
+    result = {"log": log, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
+              "out": job.out, "card": job.card, "db": job.db, "n_rules": moved.n_rules,
+              "n_conditions": moved.n_conditions}
+    if job.doc:
+        write_threshold_docs(job, result)
+    return result
+
+
+def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
+    """The block ``card-<name>-thresholds`` of ``job.doc``: the training figures and the moves."""
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    log = result["log"]
+    rows = [("the card as given", f"{log[0]:.2f}")] + [
+        (f"after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
+    moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
+    text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
+            f"({result['n_rules']} rules, {result['n_conditions']} conditions), its thresholds moved by their cost "
+            f"on {result['n_train']} training endgames of {result['db']} (the split of the card run: same seed); "
+            f"written to `{result['out']}`.\n\n"
+            + markdown_table((["card", "training exploitability, % pot"], rows),
+                             right=("training exploitability, % pot",))
+            + "\n\n" + markdown_table((["section", "quantity", "threshold before", "after"], moves),
+                                        right=("threshold before", "after")))
+    write_blocks(job.doc, {f"card-{job.name}-thresholds": text}, title="# HUNL\n")

@@ -1,0 +1,173 @@
+"""A card's thresholds moved by their cost (hunl.distill.threshold_search): the moves keep the card's rules whole,
+the search's figures are the exact exploitability, and it never ends worse than it started."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hunl.distill.cards import CARD_FEATURES, CardPolicy
+from hunl.distill.cost import evaluate_policy
+from hunl.distill.policy import play
+from hunl.distill.quantities import feature_grid
+from hunl.distill.threshold_search import (
+    SplitWorkers,
+    card_splits,
+    move_split,
+    rule_coverage,
+    section_groups,
+    split_moves,
+    thresholds_by_exploitability,
+    with_coverage,
+)
+from hunl.solver.game import HoldemEndgame
+from hunl.solver.tree import BetSizes
+from rulelearn.rules.cards import RuleCard
+
+ROOT = Path(__file__).resolve().parents[3]
+SIZES = BetSizes(bets=(0.5, 1.0), raises=(1.0,), all_in=True)
+CARDS = ("river", "river-all-own-bluff-pruned-plain", "turn-own-pruned-plain", "river-deep")
+
+
+def _card(name: str) -> RuleCard:
+    return RuleCard.from_dict(json.loads((ROOT / "docs" / "cards" / f"{name}.json").read_text()))
+
+
+@pytest.fixture(scope="module")
+def games():
+    specs = (("Ks7d2c9hTs", "TT+,A9s+,KJo+,QTs+,98s,76s", "77+,A5s+,KTo+,QJs,JTs,T8s+", 800, 2400),
+             ("2h5d8cJsQh", "22+,AJo+,KQs,T9s", "55+,A8s+,KJs+,QJo", 500, 3000),
+             ("AhKd7c7s3h", "88+,AQo+,KQs,JTs,65s", "22+,A2s+,KTo+,QTs+", 600, 6000))
+    return [HoldemEndgame(b, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
+            for b, r1, r2, pot, stack in specs]
+
+
+def _rows(n: int, seed: int) -> np.ndarray:
+    """Random card design rows on both streets and all decision types, values spread over every quantity's grid."""
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, len(CARD_FEATURES)))
+    for j, f in enumerate(CARD_FEATURES):
+        grid = feature_grid(f)
+        hi = 1.0 if grid is None else float(np.max(grid)) * 1.2
+        X[:, j] = rng.uniform(-0.1 * hi, hi, n)
+    X[:, CARD_FEATURES.index("street")] = rng.choice([4.0, 5.0], n)
+    X[:, CARD_FEATURES.index("facing")] = rng.choice([0.0, 1.0], n)
+    X[:, CARD_FEATURES.index("in_position")] = rng.choice([0.0, 1.0], n)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    return X
+
+
+def test_sections_that_share_decisions_form_one_group():
+    card = _card("river-all-own-bluff-pruned-plain")
+    titles = [s.title for s in card.sections]
+    groups = [[titles[i] for i in g] for g in section_groups(card)]
+    assert sorted(groups, key=len) == [["River, either position, facing a bet"],
+                                       ["River, either position, not facing a bet",
+                                        "River, out of position (acting first), not facing a bet",
+                                        "River, in position (acting last), not facing a bet"]]
+
+
+@pytest.mark.parametrize("name", CARDS)
+def test_moves_stay_on_the_grid_between_the_neighbouring_thresholds(name):
+    card = _card(name)
+    splits = card_splits(card)
+    assert splits and len(set(splits)) == len(splits)
+    for i, q, t in splits:
+        grid = feature_grid(q)
+        others = {c.threshold for j in next(g for g in section_groups(card) if i in g)
+                  for r in card.sections[j].rules for c in r.conditions if c.feature == q and c.threshold != t}
+        for v in split_moves(card, (i, q, t), steps=3):
+            assert np.isclose(grid, v).any() and v != t
+            assert not any(min(t, v) <= o <= max(t, v) for o in others)       # no threshold crossed
+        assert len(split_moves(card, (i, q, t), steps=1)) <= 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(CARDS), pick=st.integers(0, 10_000), step=st.integers(0, 10_000),
+       seed=st.integers(0, 2 ** 31 - 1))
+def test_a_moved_threshold_leaves_no_decision_without_a_rule(name, pick, step, seed):
+    card = _card(name)
+    splits = card_splits(card)
+    split = splits[pick % len(splits)]
+    values = split_moves(card, split, steps=3)
+    if not values:
+        return
+    new = values[step % len(values)]
+    moved = move_split(card, split, new)
+    X = _rows(20_000, seed)
+    before, after = card.rule_index(X, CARD_FEATURES), moved.rule_index(X, CARD_FEATURES)
+    assert np.array_equal(before < 0, after < 0)            # the same decisions are covered
+    assert moved.n_rules == card.n_rules and moved.n_conditions == card.n_conditions
+    assert [r.strategy for r in moved.rules()] == [r.strategy for r in card.rules()]
+    # only decisions whose quantity lies between the old and the new threshold can change rule
+    x = X[:, CARD_FEATURES.index(split[1])]
+    lo, hi = min(split[2], new), max(split[2], new)
+    changed = before != after
+    assert np.all((x[changed] > lo) & (x[changed] <= hi))
+    # each moved condition is the old one with the new threshold
+    moved_conds = {(c.feature, c.threshold) for r in moved.rules() for c in r.conditions}
+    assert (split[1], new) in moved_conds
+
+
+def test_the_search_measures_the_exact_exploitability(games):
+    card = _card("river")                                   # starting ranges: a move's figure is exact too
+    split = card_splits(card)[0]
+    moved = move_split(card, split, split_moves(card, split)[0])
+    with SplitWorkers(card, games, workers=1) as pool:
+        got = pool.exploitabilities([card, moved])
+    for c, v in zip((card, moved), got):
+        exact = np.mean([evaluate_policy(g, play(g, CardPolicy(c))).exploitability_pct_pot for g in games])
+        assert v == pytest.approx(exact, rel=1e-9, abs=1e-9)
+
+
+def test_two_workers_give_the_same_figures_as_one(games):
+    card = _card("river-all-own-bluff-pruned-plain")        # own ranges: features of the starting card
+    tries = [card] + [move_split(card, s, v) for s in card_splits(card)[:2] for v in split_moves(card, s)]
+    with SplitWorkers(card, games, workers=1) as one, SplitWorkers(card, games, workers=2) as two:
+        assert np.allclose(one.exploitabilities(tries), two.exploitabilities(tries), rtol=1e-12)
+    exact = np.mean([evaluate_policy(g, play(g, CardPolicy(card))).exploitability_pct_pot for g in games])
+    with SplitWorkers(card, games, workers=1) as one:     # exact for the card the features were read under
+        assert one.exploitabilities([card])[0] == pytest.approx(exact, rel=1e-9)
+
+
+def test_the_search_never_ends_worse_and_reports_the_moved_card_exactly(games):
+    card = _card("river")
+    moved, log = thresholds_by_exploitability(card, games, steps=2, sweeps=2)
+    assert len(log) >= 2 and all(b <= a + 1e-9 for a, b in zip(log, log[1:]))
+    exact = np.mean([evaluate_policy(g, play(g, CardPolicy(moved))).exploitability_pct_pot for g in games])
+    assert exact == pytest.approx(log[-1], rel=1e-9)
+    assert moved.n_rules == card.n_rules and moved.n_conditions == card.n_conditions
+    if log[-1] < log[0] - 1e-9:                              # something moved, and only thresholds
+        assert moved != card
+        assert [r.strategy for r in moved.rules()] == [r.strategy for r in card.rules()]
+
+
+def test_with_own_ranges_the_card_returned_is_the_least_exploitable_measured(games):
+    card = _card("river-all-own-bluff-pruned-plain")        # a move changes the ranges the card reads
+    moved, log = thresholds_by_exploitability(card, games, steps=1, sweeps=1)
+    exact = np.mean([evaluate_policy(g, play(g, CardPolicy(moved))).exploitability_pct_pot for g in games])
+    assert exact == pytest.approx(min(log), rel=1e-9) and min(log) <= log[0]
+
+
+def test_coverage_is_each_rule_s_share_of_its_section():
+    card = _card("river")
+    X = _rows(50_000, 1)
+    X[:, CARD_FEATURES.index("street")] = 5.0
+    w = np.random.default_rng(2).random(X.shape[0])
+    cov = rule_coverage(card, X, w)
+    idx = card.rule_index(X, CARD_FEATURES)
+    a = 0
+    for sec in card.sections:
+        b = a + len(sec.rules)
+        taken = np.isin(idx, np.arange(a, b))
+        if taken.any():
+            assert cov[a:b].sum() == pytest.approx(1.0)
+            k = a + int(np.argmax(cov[a:b]))
+            assert cov[k] == pytest.approx(w[idx == k].sum() / w[taken].sum())
+        a = b
+    again = with_coverage(card, cov)
+    assert [r.coverage for r in again.rules()] == pytest.approx(cov.tolist())
+    assert [r.conditions for r in again.rules()] == [r.conditions for r in card.rules()]
