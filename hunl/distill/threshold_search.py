@@ -36,7 +36,7 @@ import numpy as np
 
 from games.core.evaluation import engine_for
 from hunl.distill.actions import class_routing
-from hunl.distill.cards import CARD_FEATURES, CardPolicy, CompositeCard, _design_of
+from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCard, _design_of
 from hunl.distill.optimal_leaves import _flatten, _NodeLeaves, _probs, endgame_features
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
@@ -156,17 +156,21 @@ class _SplitShard:
                 at.append((key, len(parts), feats[k].shape[0]))
                 parts.append(feats[k])
             nodes_of.append((ctx, at))
-        # one leaf_ids call per (street, facing, player) over all endgames: rows stored group after group
-        self.calls, first, start = [], {}, 0
-        for key, parts in groups.items():
+        # one leaf_ids call per (street, facing, player) over all endgames, rows stored group after group; the
+        # rows of a fixed card's streets keep their rules, so only the moving card's features are kept
+        self.calls, first, keys, start, ids = [], {}, {}, 0, []
+        for group, parts in groups.items():
             sizes = np.array([x.shape[0] for x in parts], dtype=np.int64)
-            first[key] = start + np.cumsum(sizes) - sizes
-            self.calls.append(key + (np.concatenate(parts),))
+            first[group] = start + np.cumsum(sizes) - sizes
+            X = np.concatenate(parts)
+            keys[group], part = model.leaf_ids(*group, X)
+            ids.append(np.asarray(part, dtype=np.int64))
+            if keys[group] == CARD_KEY:
+                self.calls.append((start, group, X))
             start += int(sizes.sum())
-        self.n_rows = start
-        keys = {(st, fc, p): model.leaf_ids(st, fc, p, X[:1])[0] for st, fc, p, X in self.calls}
+        self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         self.flat = []                           # per endgame: the start table and its nodes, whose flat leaves
-        for g, (ctx, at) in zip(self.games, nodes_of):                # hold row positions into the stored calls
+        for g, (ctx, at) in zip(self.games, nodes_of):                # hold row positions into self.ids
             nodes = [_NodeLeaves(int(n), int(ctx.player[k]), g.tree.children(int(n)),
                                  class_routing(ctx.node_classes(int(n))), keys[at[k][0]],
                                  np.arange(first[at[k][0]][at[k][1]], first[at[k][0]][at[k][1]] + at[k][2]))
@@ -174,11 +178,9 @@ class _SplitShard:
             self.flat.append(_flatten(g, nodes))
 
     def _leaves(self, model) -> np.ndarray:
-        ids = np.empty(self.n_rows, dtype=np.int64)
-        a = 0
-        for street, facing, p, X in self.calls:
+        ids = self.ids.copy()
+        for a, (street, facing, p), X in self.calls:
             ids[a:a + X.shape[0]] = model.leaf_ids(street, facing, p, X)[1]
-            a += X.shape[0]
         return ids
 
     def exploitability_sums(self, cards: list) -> list[float]:

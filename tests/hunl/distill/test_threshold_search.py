@@ -171,3 +171,18 @@ def test_coverage_is_each_rule_s_share_of_its_section():
     again = with_coverage(card, cov)
     assert [r.coverage for r in again.rules()] == pytest.approx(cov.tolist())
     assert [r.conditions for r in again.rules()] == [r.conditions for r in card.rules()]
+
+
+def test_a_turn_card_beside_a_fixed_river_card_is_measured_exactly():
+    from hunl.distill.cards import StreetCards
+
+    game = HoldemEndgame("Ks7d2c9h", ["TT+,AKs,AQo,KQs,98s", "99+,AQs+,KJs+,QJs,T9s"], pot=600, stack=1800,
+                         bet_sizes=BetSizes(bets=(0.5,), raises=(), all_in=True), raise_cap=1)
+    turn, river = _card("turn"), _card("river")             # starting ranges: every move's figure is exact
+    tries = [turn] + [move_split(turn, sp, v) for sp in card_splits(turn)[:4] for v in split_moves(turn, sp)]
+    with SplitWorkers(turn, [game], fixed={5: river}) as pool:
+        got = pool.exploitabilities(tries)
+    for c, v in zip(tries, got):
+        exact = evaluate_policy(game, play(game, StreetCards({4: c, 5: river}))).exploitability_pct_pot
+        assert v == pytest.approx(exact, rel=1e-9)
+    assert np.ptp(got) > 0.01                                # some moves changed which rules the turn plays
