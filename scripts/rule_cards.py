@@ -10,6 +10,8 @@
     python scripts/rule_cards.py flop --doc docs/HUNL.md   # flop cards inside solved flop endgames
     python scripts/rule_cards.py floor --card docs/cards/river.json   # the card's rules with each endgame's own
                                                                       # strategies: what sharing one costs
+    python scripts/rule_cards.py thresholds --card docs/cards/river.json --out data/cards/river-moved.json
+                                                    # the card's round thresholds moved by their training cost
 
 ``betgame`` grows exploitability trees with round thresholds on a solution database (``--db``), gives each leaf
 the LP-optimal strategy in plain mixes, measures player 1's held-out exploitability against the total number of
@@ -138,6 +140,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--train", type=int, default=400, help="training endgames (default 400)")
     th.add_argument("--steps", type=int, default=2, help="grid places a threshold may move per try, each side")
     th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most")
+    th.add_argument("--mixes", type=float, default=0.0, metavar="RADIUS",
+                    help="then choose each rule's plain mix again within RADIUS of it by the training cost (default 0: "
+                         "keep the mixes)")
     th.add_argument("--workers", type=int, default=None)
     th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json)")
     th.add_argument("--name", default="river-thresholds", help="block card-<name>-thresholds")
@@ -225,11 +230,14 @@ def main(argv=None) -> int:
         from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
 
         res = run_threshold_search(ThresholdJob(
-            card=a.card, db=a.db, seed=a.seed, train=a.train, steps=a.steps, sweeps=a.sweeps, workers=a.workers,
+            card=a.card, db=a.db, seed=a.seed, train=a.train, steps=a.steps, sweeps=a.sweeps, mixes=a.mixes,
+            workers=a.workers,
             out=a.out, name=a.name, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
-        print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {res['log'][-1]:.2f}% "
-              f"with {len(res['moves'])} thresholds moved; written to {res['out']}")
+        print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% "
+              f"with {len(res['moves'])} thresholds moved" + (f", {res['mixes_log'][-1]:.2f}% with the mixes chosen "
+                                                              "again" if res["mixes_log"] else "")
+              + f"; written to {res['out']}")
         return 0
     if a.game == "streets":
         from hunl.distill.street_cards import StreetCardsJob, run_street_cards

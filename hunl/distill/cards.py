@@ -201,6 +201,17 @@ def _section_of(conds) -> tuple:
     return street, player, facing
 
 
+def action_text(row, facing: bool | None) -> str:
+    """A rule's strategy in words: ``row`` (4 class probabilities) as a plain mix of the actions of its decision
+    type (``facing`` a bet, not, or ``None`` for either), e.g. ``"bet big 2 in 3, check 1 in 3"``; percentages
+    where no denominator up to 10 gives it exactly."""
+    row = np.asarray(row, dtype=np.float64)
+    words = ACTION_WORDS[2 if facing is None else int(facing)]
+    counts, d = plain_fractions(row, 1e-9, denominators=(1, 2, 3, 4, 5, 6, 8, 10, 1000))
+    return describe_plain_mix(words, counts, d) if d <= 10 else ", ".join(
+        f"{words[c]} {100 * row[c]:.0f}%" for c in np.argsort(-row) if row[c] >= 0.005)
+
+
 def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, cost: CardCost | None = None,
                    notes=(), meta=None, streets=None, ranges: str = "start") -> RuleCard:
     """The card of the tree with ``n_rules`` leaves playing ``table`` (``(n_rules, 4)``, in the order of
@@ -227,10 +238,7 @@ def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, c
                 rule_conds.append(CardCondition(c.name, ">", float(c.lower)))
             if c.upper is not None:
                 rule_conds.append(CardCondition(c.name, "<=", float(c.upper)))
-        words = ACTION_WORDS[2 if sec[2] is None else int(sec[2])]
-        counts, d = plain_fractions(table[k], 1e-9, denominators=(1, 2, 3, 4, 5, 6, 8, 10, 1000))
-        action = describe_plain_mix(words, counts, d) if d <= 10 else ", ".join(
-            f"{words[c]} {100 * table[k, c]:.0f}%" for c in np.argsort(-table[k]) if table[k, c] >= 0.005)
+        action = action_text(table[k], sec[2])
         rule = CardRule(tuple(rule_conds), action, tuple(float(v) for v in table[k]), float(coverage[k]))
         sections.setdefault(sec, []).append((k, rule))
     out, leaf_order = [], []

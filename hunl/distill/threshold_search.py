@@ -44,7 +44,8 @@ from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_int
 
 __all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
-           "section_groups", "split_moves", "thresholds_by_exploitability", "with_coverage"]
+           "rule_classes", "rule_weight", "section_groups", "split_moves", "thresholds_by_exploitability",
+           "with_coverage", "with_strategies"]
 
 
 def section_groups(card: RuleCard) -> list[list[int]]:
@@ -310,6 +311,13 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
     return kept, log
 
 
+def rule_weight(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``(n_rules,)``: the weight of the design rows ``Z`` each rule takes (first match)."""
+    idx = card.rule_index(Z, CARD_FEATURES)
+    ok = idx >= 0
+    return np.bincount(idx[ok], weights=np.asarray(weight, dtype=np.float64)[ok], minlength=card.n_rules)
+
+
 def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Each rule's share of its section's decisions among design rows ``Z``.
 
@@ -326,9 +334,7 @@ def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarr
     numpy.ndarray of float64, shape ``(n_rules,)``
         The weight of the rows a rule takes (first match) over the weight of the rows its section takes.
     """
-    idx = card.rule_index(Z, CARD_FEATURES)
-    ok = idx >= 0
-    per_rule = np.bincount(idx[ok], weights=np.asarray(weight, dtype=np.float64)[ok], minlength=card.n_rules)
+    per_rule = rule_weight(card, Z, weight)
     out = np.zeros(card.n_rules)
     a = 0
     for sec in card.sections:
@@ -345,6 +351,44 @@ def with_coverage(card: RuleCard, coverage) -> RuleCard:
     sections = tuple(CardSection(s.title, tuple(dataclasses.replace(r, coverage=next(it)) for r in s.rules),
                                  s.conditions) for s in card.sections)
     return dataclasses.replace(card, sections=sections)
+
+
+def _facing(section: CardSection) -> bool | None:
+    """Whether a section's decisions face a bet (``None``: either)."""
+    for c in section.conditions:
+        if c.feature == "facing":
+            return c.op == ">"
+    return None
+
+
+def with_strategies(card: RuleCard, table) -> RuleCard:
+    """``card`` with each rule playing row ``k`` of ``table`` (``(n_rules, 4)``, card order), its words written
+    again (:func:`hunl.distill.cards.action_text`)."""
+    from hunl.distill.cards import action_text
+
+    table = np.asarray(table, dtype=np.float64)
+    k = iter(range(card.n_rules))
+    sections = []
+    for sec in card.sections:
+        rules = []
+        for r in sec.rules:
+            row = table[next(k)]
+            rules.append(dataclasses.replace(r, strategy=tuple(float(v) for v in row),
+                                             action=action_text(row, _facing(sec))))
+        sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
+    return dataclasses.replace(card, sections=tuple(sections))
+
+
+def rule_classes(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``(n_rules, 4)`` bool: the classes the equilibrium plays (more than 1e-4 of the weight) in each rule's
+    decisions among design rows ``Z`` with class strategies ``Y`` (a rule with no decision: all classes)."""
+    idx = card.rule_index(Z, CARD_FEATURES)
+    ok = idx >= 0
+    sums = np.zeros((card.n_rules, np.asarray(Y).shape[1]))
+    np.add.at(sums, idx[ok], np.asarray(Y, dtype=np.float64)[ok] * np.asarray(weight, dtype=np.float64)[ok, None])
+    used = sums > 1e-4 * sums.sum(axis=1, keepdims=True)
+    used[sums.sum(axis=1) <= 0] = True
+    return used
 
 
 @dataclass(frozen=True)
@@ -365,6 +409,10 @@ class ThresholdJob:
         Training endgames (the first of the split's training endgames).
     steps, sweeps : int
         :func:`thresholds_by_exploitability`.
+    mixes : float
+        0 (default): the rules keep their mixes. Positive: after the thresholds, each rule's plain mix is chosen
+        again among those within this distance of it, by the training cost
+        (:func:`hunl.distill.plain_search.plain_by_exploitability`; classes the equilibrium plays in the rule).
     workers : int or None
     out : str
         The moved card's JSON.
@@ -383,6 +431,7 @@ class ThresholdJob:
     train: int = 400
     steps: int = 2
     sweeps: int = 2
+    mixes: float = 0.0
     workers: int | None = None
     out: str = "docs/cards/river-thresholds.json"
     name: str = "river-thresholds"
@@ -437,14 +486,28 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True)
     rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card))[2]
                        for chunk in _chunks(db, train["game_id"]))
-    Z = _design_of(rows.X, rows.facing, rows.street)
-    moved = with_coverage(moved, rule_coverage(moved, Z, rows.weight * rows.stake))
+    Z, w = _design_of(rows.X, rows.facing, rows.street), rows.weight * rows.stake
+    coverage = rule_coverage(moved, Z, w)
+    mixes_log: list = []
+    if job.mixes > 0:
+        from hunl.distill.optimal_leaves import LeafWorkers
+        from hunl.distill.plain_search import plain_by_exploitability
+
+        model = _model(moved, fixed)
+        table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
+        used = rule_classes(moved, Z, rows.Y, w) | (table > 0)
+        with LeafWorkers(model, games, workers) as pool:
+            table, mixes_log = plain_by_exploitability(
+                pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
+                order=np.argsort(-rule_weight(moved, Z, w), kind="stable"), progress=True)
+        moved = with_strategies(moved, table)
+    moved = with_coverage(moved, coverage)
     moved = dataclasses.replace(moved, meta=dict(moved.meta, threshold_search={
         "from": job.card, "db": job.db, "train": len(games), "steps": job.steps, "sweeps": job.sweeps,
-        "train_pct_pot": log}), cost=None)
+        "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log}), cost=None)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
-    result = {"log": log, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
+    result = {"log": log, "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": job.db, "n_rules": moved.n_rules,
               "n_conditions": moved.n_conditions}
     if job.doc:
@@ -458,7 +521,10 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
 
     log = result["log"]
     rows = [("the card as given", f"{log[0]:.2f}")] + [
-        (f"after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
+        (f"its thresholds after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
+    if result["mixes_log"]:
+        rows.append((f"the best of these, its plain mixes chosen again within {result['mixes']:g}",
+                     f"{result['mixes_log'][-1]:.2f}"))
     moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
             f"({result['n_rules']} rules, {result['n_conditions']} conditions), its thresholds moved by their cost "

@@ -186,3 +186,39 @@ def test_a_turn_card_beside_a_fixed_river_card_is_measured_exactly():
         exact = evaluate_policy(game, play(game, StreetCards({4: c, 5: river}))).exploitability_pct_pot
         assert v == pytest.approx(exact, rel=1e-9)
     assert np.ptp(got) > 0.01                                # some moves changed which rules the turn plays
+
+
+def test_run_threshold_search_end_to_end(tmp_path):
+    from hunl.distill.family import HoldemRiverFamily
+    from hunl.distill.threshold_search import ThresholdJob, run_threshold_search, with_strategies
+    from rulelearn.data.database import SolutionDatabase
+
+    family = HoldemRiverFamily(max_combos=40, iterations=60, target_pct_pot=1.0)
+    db = SolutionDatabase(tmp_path / "db")
+    db.generate(family, 8, seed=0, workers=1, progress=False, family_params=family.params())
+    doc = tmp_path / "HUNL.md"
+    doc.write_text("# HUNL\n")
+    out = tmp_path / "moved.json"
+    card = _card("river")
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(tmp_path / "db"), train=5, steps=1,
+                       sweeps=1, mixes=0.1, workers=1, out=str(out), doc=str(doc), name="t")
+    res = run_threshold_search(job)
+    moved = RuleCard.from_dict(json.loads(out.read_text()))
+    assert res["n_train"] == 5 and "<!--block:card-t-thresholds-->" in doc.read_text()
+    assert moved.n_rules == card.n_rules and moved.n_conditions <= card.n_conditions and moved.cost is None
+    assert moved.meta["threshold_search"]["train_pct_pot"] == res["log"]
+    # the mixes were chosen again from the best card of the search, never worse on the training endgames
+    assert res["mixes_log"][0] == pytest.approx(min(res["log"])) and res["mixes_log"][-1] <= res["mixes_log"][0]
+    # every mix is plain and within the radius of the card's, its words written again
+    for a, b in zip(card.rules(), moved.rules()):
+        assert np.max(np.abs(np.subtract(a.strategy, b.strategy))) <= 0.1 + 1e-9
+        assert b.action == with_strategies(moved, [r.strategy for r in moved.rules()]).rules()[
+            moved.rules().index(b)].action
+    # the moves the result lists are the thresholds that differ
+    for title, q, old, new in res["moves"]:
+        sec = next(s for s in moved.sections if s.title == title)
+        assert any(c.feature == q and c.threshold == new for r in sec.rules for c in r.conditions)
+    # coverage: each section's rules share its decisions
+    for sec in moved.sections:
+        total = sum(r.coverage for r in sec.rules)
+        assert total == pytest.approx(1.0) or total == 0.0
