@@ -5,20 +5,24 @@ each split is the round value that best separates the equilibrium's strategies, 
 once they play one strategy each. :func:`thresholds_by_exploitability` moves them by cost instead -- coordinate
 descent over the card's splits, as :func:`hunl.distill.plain_search.plain_by_exploitability` does over its mixes:
 
-* a *split* is a threshold ``t`` of a quantity in one section of the card; every condition of that section on the
-  quantity at ``t`` (``x <= t`` on one side, ``x > t`` on the other, wherever the tree or the merge of equal rules
-  left them) moves with it, so the rules keep their order and their mixes;
+* a *split* is a threshold ``t`` of a quantity in one group of sections -- sections that can share decisions, such
+  as the river's "either position, not facing a bet" and the two positions' "not facing a bet"
+  (:func:`section_groups`): a decision one leaves falls to the next; every condition of the group on the quantity
+  at ``t`` (``x <= t`` on one side, ``x > t`` on the other, wherever the tree or the merge of equal rules left
+  them) moves with it, so the rules keep their order and their mixes;
 * a split may move to the round values of its quantity's grid (:func:`hunl.distill.quantities.feature_grid`)
-  within ``steps`` grid places of ``t`` and strictly between the section's neighbouring thresholds of the same
-  quantity, so no two thresholds cross: rules that partitioned the section still do, and none can swap order;
+  within ``steps`` grid places of ``t`` and strictly between the group's neighbouring thresholds of the same
+  quantity, so no two thresholds cross: the rules cut the decisions into the same cells as before, each cell moved
+  along the quantity, so a decision that had a rule still has one (an "otherwise" rule takes what the others
+  leave, as before);
 * every move of a split is played in the training endgames with the rest of the card held (one best-response pass
   per endgame, :class:`SplitWorkers`), and the cheapest is kept if it lowers the mean exploitability.
 
 The rule each information set reads is found again for every try from the features stored when the endgames were
 loaded. For a card reading the player's own range (``ranges="own"``), those features read the range of the card
 the sweep started from (a move changes which hands the card would have checked, and so the own range, only at the
-next sweep, which loads them again); the figures the search reports are exact at the start of each sweep, and the
-held-out measurement (``rule_cards.py streets``) is exact.
+next sweep, which loads them again); the figures the search reports are exact at the start of each sweep, the card
+it returns is the one of the least of them, and the held-out measurement (``rule_cards.py streets``) is exact.
 
 Each rule's coverage is counted again on the training endgames' decision rows (the equilibrium's decisions,
 weighted by probability times stake, as the card's tree was grown on; :func:`hunl.distill.pipeline.rows_task`).
@@ -37,7 +41,7 @@ import numpy as np
 from games.core.evaluation import engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCard, _design_of
-from hunl.distill.optimal_leaves import _flatten, _NodeLeaves, _probs, endgame_features
+from hunl.distill.optimal_leaves import _flatten, _node_groups, _NodeLeaves, _probs, endgame_features
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard, _box, _overlap
@@ -146,42 +150,37 @@ class _SplitShard:
     def __init__(self, card: RuleCard, fixed, games):
         model = _model(card, fixed)
         self.fixed, self.games = fixed, list(games)
-        groups: dict = {}                        # (street, facing, player) -> [features of each decision node]
-        nodes_of: list = []
+        moving: dict = {}          # (street, facing, player) -> [(row positions, features)] of the moving card
+        ids: list = []             # every row's rule, endgame after endgame (the moving card's rows set per try)
+        start = 0
+        self.flat = []             # per endgame: the start table and its nodes, whose flat leaves hold row positions
         for g in self.games:
             ctx, feats = endgame_features(model, g)
-            at = []                              # per decision: (group, index of its rows in the group, hands)
-            for k in range(ctx.nodes.size):
-                key = (int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k]))
-                parts = groups.setdefault(key, [])
-                at.append((key, len(parts), feats[k].shape[0]))
-                parts.append(feats[k])
-            nodes_of.append((ctx, at))
-        # one leaf_ids call per (street, facing, player) over all endgames, rows stored group after group; the
-        # rows of a fixed card's streets keep their rules, so only the moving card's features are kept
-        self.calls, first, keys, start, ids = [], {}, {}, 0, []
-        for group, parts in groups.items():
-            sizes = np.array([x.shape[0] for x in parts], dtype=np.int64)
-            first[group] = start + np.cumsum(sizes) - sizes
-            X = np.concatenate(parts)
-            keys[group], part = model.leaf_ids(*group, X)
-            ids.append(np.asarray(part, dtype=np.int64))
-            if keys[group] == CARD_KEY:
-                self.calls.append((start, group, X))
-            start += int(sizes.sum())
-        self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        self.flat = []                           # per endgame: the start table and its nodes, whose flat leaves
-        for g, (ctx, at) in zip(self.games, nodes_of):                # hold row positions into self.ids
+            keys, where = [None] * ctx.nodes.size, [None] * ctx.nodes.size
+            for group, members in _node_groups(ctx, 4096):
+                sizes = [feats[k].shape[0] for k in members]
+                X = np.concatenate([feats[k] for k in members])
+                key, part = model.leaf_ids(*group, X)
+                rows = np.arange(start, start + X.shape[0], dtype=np.int64)
+                ids.append(np.asarray(part, dtype=np.int64))
+                if key == CARD_KEY:                   # a fixed card's rows keep their rules: no features kept
+                    moving.setdefault(group, []).append((rows, X))
+                for k, r in zip(members, np.split(rows, np.cumsum(sizes)[:-1])):
+                    keys[k], where[k] = key, r
+                start += X.shape[0]
             nodes = [_NodeLeaves(int(n), int(ctx.player[k]), g.tree.children(int(n)),
-                                 class_routing(ctx.node_classes(int(n))), keys[at[k][0]],
-                                 np.arange(first[at[k][0]][at[k][1]], first[at[k][0]][at[k][1]] + at[k][2]))
+                                 class_routing(ctx.node_classes(int(n))), keys[k], where[k])
                      for k, n in enumerate(ctx.nodes)]
             self.flat.append(_flatten(g, nodes))
+        self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        # one leaf_ids call per (street, facing, player) of the moving card over all endgames
+        self.calls = [(group, np.concatenate([r for r, _ in parts]), np.concatenate([x for _, x in parts]))
+                      for group, parts in moving.items()]
 
     def _leaves(self, model) -> np.ndarray:
         ids = self.ids.copy()
-        for a, (street, facing, p), X in self.calls:
-            ids[a:a + X.shape[0]] = model.leaf_ids(street, facing, p, X)[1]
+        for group, rows, X in self.calls:
+            ids[rows] = model.leaf_ids(*group, X)[1]
         return ids
 
     def exploitability_sums(self, cards: list) -> list[float]:
@@ -484,7 +483,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     games = [family.game(train, i) for i in range(len(train["game_id"]))]
     workers = job.workers or 1
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True)
-    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card))[2]
+    streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
+    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
                        for chunk in _chunks(db, train["game_id"]))
     Z, w = _design_of(rows.X, rows.facing, rows.street), rows.weight * rows.stake
     coverage = rule_coverage(moved, Z, w)

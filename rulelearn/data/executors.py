@@ -395,7 +395,7 @@ class ShardWorkers:
     ValueError
         If ``parts`` is empty, or holds several entries with ``local``.
     RuntimeError
-        If a worker fails to start.
+        If a worker fails to start, or dies while building its state or answering (:meth:`ask`).
     """
 
     def __init__(self, factory: Callable, parts, local: bool = False):
@@ -413,11 +413,16 @@ class ShardWorkers:
             a, b = ctx.Pipe()
             proc = ctx.Process(target=_serve, args=(b, factory, args, os.getpid()), daemon=True)
             proc.start()
+            b.close()             # the worker holds the other end alone: its death ends the pipe (EOFError)
             self.procs.append(proc)
             self.conns.append(a)
-        for c in self.conns:
-            if c.recv() != "ready":  # pragma: no cover
-                raise RuntimeError("a worker process failed to start")
+        try:
+            for k in range(len(self.conns)):
+                if self._recv(k) != "ready":  # pragma: no cover
+                    raise RuntimeError("a worker process failed to start")
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> ShardWorkers:
         return self
@@ -431,14 +436,24 @@ class ShardWorkers:
             return [getattr(self.local, method)(arg)]
         for c in self.conns:
             c.send((method, arg))
-        return [c.recv() for c in self.conns]
+        return [self._recv(k) for k in range(len(self.conns))]
+
+    def _recv(self, k: int):
+        """Worker ``k``'s answer; a worker that died (killed for memory, say) raises instead of hanging."""
+        try:
+            return self.conns[k].recv()
+        except (EOFError, ConnectionResetError):
+            proc = self.procs[k]
+            proc.join(timeout=5)
+            raise RuntimeError(f"worker process {k} of {len(self.procs)} died (exit code {proc.exitcode}; -9 is a "
+                               "kill, e.g. by the kernel when memory runs out)") from None
 
     def close(self) -> None:
         """Stop the worker processes (waiting up to 10 s each)."""
         for c in self.conns:
             try:
                 c.send(("stop",))
-            except OSError:  # pragma: no cover
+            except OSError:  # a worker that died
                 pass
         for proc in self.procs:
             proc.join(timeout=10)
