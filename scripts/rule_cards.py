@@ -138,6 +138,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--db", default="data/hunl_river_2500", help="database whose training endgames are played")
     th.add_argument("--seed", type=int, default=0, help="split seed (the card run's)")
     th.add_argument("--train", type=int, default=400, help="training endgames (default 400)")
+    th.add_argument("--max-test", type=int, default=400,
+                    help="held-out endgames the written card's cost is measured in (default 400; 0: none)")
     th.add_argument("--steps", type=int, default=2, help="grid places a threshold may move per try, each side")
     th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most")
     th.add_argument("--mixes", type=float, default=0.0, metavar="RADIUS",
@@ -230,10 +232,11 @@ def main(argv=None) -> int:
         from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
 
         res = run_threshold_search(ThresholdJob(
-            card=a.card, db=a.db, seed=a.seed, train=a.train, steps=a.steps, sweeps=a.sweeps, mixes=a.mixes,
-            workers=a.workers,
-            out=a.out, name=a.name, doc=a.doc, command=command,
+            card=a.card, db=a.db, seed=a.seed, train=a.train, max_test=a.max_test, steps=a.steps, sweeps=a.sweeps,
+            mixes=a.mixes, workers=a.workers, out=a.out, name=a.name, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
+        if res["cost"] is not None:
+            print(f"held out: {res['cost']:.2f}% of the pot")
         print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% "
               f"with {len(res['moves'])} thresholds moved" + (f", {res['mixes_log'][-1]:.2f}% with the mixes chosen "
                                                               "again" if res["mixes_log"] else "")

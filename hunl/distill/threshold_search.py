@@ -403,7 +403,8 @@ class ThresholdJob:
     db : str
         Database whose training endgames (the split of the card run: same ``seed``) the search plays.
     seed, test_fraction, max_test : int, float, int
-        The card run's split.
+        The card run's split; the written card's cost is measured in its first ``max_test`` held-out endgames
+        (0: no cost).
     train : int
         Training endgames (the first of the split's training endgames).
     steps, sweeps : int
@@ -450,6 +451,24 @@ def _moves(before: RuleCard, after: RuleCard) -> list[tuple[str, str, float, flo
     return out
 
 
+def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict):
+    """The card's :class:`~rulelearn.rules.cards.CardCost` in the held-out endgames ``held`` (with ``fixed`` on
+    their streets), as the card run measures it."""
+    from hunl.distill.card_experiment import card_cost
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.pipeline import score_policies
+    from rulelearn.data.executors import make_executor
+
+    policy = StreetCards({**{int(s): card for s in card.meta.get("streets", (4, 5))}, **fixed}) if fixed \
+        else CardPolicy(card)
+    with make_executor(job.workers, None) as ex:
+        scores = score_policies(family, held, {"card": policy}, ex, chunk=5, reference=False)
+    beside = "" if not job.fixed_cards else " (" + ", ".join(
+        f"the {st} card `{path}` on the {st}" for st, path in job.fixed_cards) + ")"
+    return card_cost(scores, "card", f"NashConv / 2 of the card{beside} played by both players, mean over "
+                                     f"{len(held['game_id'])} held-out solved endgames ({job.db})")
+
+
 def run_threshold_search(job: ThresholdJob) -> dict:
     """Run ``job``: move the card's thresholds by their cost on training endgames and write the card.
 
@@ -478,7 +497,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     db = SolutionDatabase(job.db)
     family = db.family()
     cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
-    train_ids, _ = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
+    train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, max(job.max_test, 1))
     train = take(cols, train_ids[:train_n])
     games = [family.game(train, i) for i in range(len(train["game_id"]))]
     workers = job.workers or 1
@@ -502,14 +521,18 @@ def run_threshold_search(job: ThresholdJob) -> dict:
                 order=np.argsort(-rule_weight(moved, Z, w), kind="stable"), progress=True)
         moved = with_strategies(moved, table)
     moved = with_coverage(moved, coverage)
-    moved = dataclasses.replace(moved, meta=dict(moved.meta, threshold_search={
+    tag = "thresholds moved by their cost"
+    title = moved.title if tag in moved.title else (
+        moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
+    moved = dataclasses.replace(moved, title=title, meta=dict(moved.meta, threshold_search={
         "from": job.card, "db": job.db, "train": len(games), "steps": job.steps, "sweeps": job.sweeps,
-        "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log}), cost=None)
+        "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log}),
+        cost=_held_out_cost(job, moved, fixed, family, take(cols, test_ids)) if job.max_test > 0 else None)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
-    result = {"log": log, "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
+    result = {"cost": None if moved.cost is None else moved.cost.mean, "log": log, "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": job.db, "n_rules": moved.n_rules,
-              "n_conditions": moved.n_conditions}
+              "n_conditions": moved.n_conditions, "markdown": moved.to_markdown("####")}
     if job.doc:
         write_threshold_docs(job, result)
     return result
@@ -526,12 +549,14 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
         rows.append((f"the best of these, its plain mixes chosen again within {result['mixes']:g}",
                      f"{result['mixes_log'][-1]:.2f}"))
     moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
+    held = "" if result["cost"] is None else f" Held out: {result['cost']:.2f}% of the pot (the card's cost line)."
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
             f"({result['n_rules']} rules, {result['n_conditions']} conditions), its thresholds moved by their cost "
             f"on {result['n_train']} training endgames of {result['db']} (the split of the card run: same seed); "
-            f"written to `{result['out']}`.\n\n"
+            f"written to `{result['out']}`.{held}\n\n"
             + markdown_table((["card", "training exploitability, % pot"], rows),
-                             right=("training exploitability, % pot",))
+                             right=("training exploitability, % pot",)).rstrip("\n")
             + "\n\n" + markdown_table((["section", "quantity", "threshold before", "after"], moves),
-                                        right=("threshold before", "after")))
+                                        right=("threshold before", "after")).rstrip("\n")
+            + "\n\n<details><summary>The card</summary>\n\n" + result["markdown"] + "\n</details>\n")
     write_blocks(job.doc, {f"card-{job.name}-thresholds": text}, title="# HUNL\n")

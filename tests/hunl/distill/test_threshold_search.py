@@ -205,7 +205,17 @@ def test_run_threshold_search_end_to_end(tmp_path):
     res = run_threshold_search(job)
     moved = RuleCard.from_dict(json.loads(out.read_text()))
     assert res["n_train"] == 5 and "<!--block:card-t-thresholds-->" in doc.read_text()
-    assert moved.n_rules == card.n_rules and moved.n_conditions <= card.n_conditions and moved.cost is None
+    assert moved.n_rules == card.n_rules and moved.n_conditions <= card.n_conditions
+    # its cost: the card played in the held-out endgames of the split, exactly
+    from hunl.distill.card_experiment import split_endgames
+
+    cols = db.load(None)
+    _, test = split_endgames(len(cols["game_id"]), 0, 0.2, 400)
+    held = [family.game(cols, int(i)) for i in test]
+    want = [evaluate_policy(g, play(g, CardPolicy(moved))).exploitability_pct_pot for g in held]
+    assert moved.cost.n_games == len(test) == 2 and moved.cost.mean == pytest.approx(np.mean(want), rel=1e-9)
+    assert res["cost"] == moved.cost.mean and "thresholds moved by their cost" in moved.title
+    assert "<details><summary>The card</summary>" in doc.read_text()
     assert moved.meta["threshold_search"]["train_pct_pot"] == res["log"]
     # the mixes were chosen again from the best card of the search, never worse on the training endgames
     assert res["mixes_log"][0] == pytest.approx(min(res["log"])) and res["mixes_log"][-1] <= res["mixes_log"][0]
