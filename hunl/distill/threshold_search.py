@@ -7,9 +7,9 @@ descent over the card's splits, as :func:`hunl.distill.plain_search.plain_by_exp
 
 * a *split* is a threshold ``t`` of a quantity in one group of sections -- sections that can share decisions, such
   as the river's "either position, not facing a bet" and the two positions' "not facing a bet"
-  (:func:`section_groups`): a decision one leaves falls to the next; every condition of the group on the quantity
-  at ``t`` (``x <= t`` on one side, ``x > t`` on the other, wherever the tree or the merge of equal rules left
-  them) moves with it, so the rules keep their order and their mixes;
+  (:meth:`rulelearn.rules.cards.RuleCard.section_groups`): a decision one leaves falls to the next; every
+  condition of the group on the quantity at ``t`` (``x <= t`` on one side, ``x > t`` on the other, wherever the
+  tree or the merge of equal rules left them) moves with it, so the rules keep their order and their mixes;
 * a split may move to the round values of its quantity's grid (:func:`hunl.distill.quantities.feature_grid`)
   within ``steps`` grid places of ``t`` and strictly between the group's neighbouring thresholds of the same
   quantity, so no two thresholds cross: the rules cut the decisions into the same cells as before, each cell moved
@@ -44,46 +44,24 @@ from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCar
 from hunl.distill.optimal_leaves import _flatten, _node_groups, _NodeLeaves, _probs, endgame_features
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
-from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard, _box, _overlap
+from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_int
 
 __all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
-           "rule_classes", "rule_weight", "section_groups", "split_moves", "thresholds_by_exploitability",
+           "rule_classes", "rule_weight", "split_moves", "thresholds_by_exploitability",
            "with_coverage", "with_strategies"]
 
 
-def section_groups(card: RuleCard) -> list[list[int]]:
-    """The card's sections grouped by the decisions they can share: two sections whose own conditions (street,
-    position, facing a bet) can hold at once are in one group, and groups are closed under that (e.g. the river's
-    "either position, not facing a bet" with both positions' "not facing a bet" sections). A decision a section
-    leaves falls to a later section of its group, so a threshold moves in the whole group or not at all."""
-    boxes = [_box(CardRule(sec.conditions, "", ())) for sec in card.sections]
-    group = list(range(len(boxes)))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            i = group[i]
-        return i
-
-    for i in range(len(boxes)):
-        for j in range(i):
-            if _overlap(boxes[i], boxes[j]):
-                group[root(i)] = root(j)
-    out: dict = {}
-    for i in range(len(boxes)):
-        out.setdefault(root(i), []).append(i)
-    return list(out.values())
-
-
 def _group_of(card: RuleCard, i: int) -> list[int]:
-    return next(g for g in section_groups(card) if i in g)
+    return next(g for g in card.section_groups() if i in g)
 
 
 def card_splits(card: RuleCard) -> list[tuple[int, str, float]]:
     """The card's splits: ``(first section of its group, quantity, threshold)`` of every distinct threshold the
-    rules of a group of sections (:func:`section_groups`) test, in the order the rules first name them."""
+    rules of a group of sections (:meth:`rulelearn.rules.cards.RuleCard.section_groups`) test, in the order the
+    rules first name them."""
     out: list = []
-    for g in section_groups(card):
+    for g in card.section_groups():
         for i in g:
             for r in card.sections[i].rules:
                 for c in r.conditions:
@@ -530,7 +508,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         cost=_held_out_cost(job, moved, fixed, family, take(cols, test_ids)) if job.max_test > 0 else None)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
-    result = {"cost": None if moved.cost is None else moved.cost.mean, "log": log, "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games), "seconds": time.perf_counter() - t0,
+    result = {"cost": None if moved.cost is None else moved.cost.mean, "log": log, "mixes_log": mixes_log,
+              "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games),
+              "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": job.db, "n_rules": moved.n_rules,
               "n_conditions": moved.n_conditions, "markdown": moved.to_markdown("####")}
     if job.doc:

@@ -256,6 +256,34 @@ class RuleCard:
                 k += 1
         return out
 
+    def section_groups(self) -> list[list[int]]:
+        """The sections grouped by the decisions they can share: two sections whose own conditions can hold at
+        once are in one group, and groups are closed under that (e.g. the river's "either position, not facing a
+        bet" with both positions' "not facing a bet" sections). A decision a section leaves falls to a later
+        section of its group.
+
+        Returns
+        -------
+        list of list of int
+            Section positions, each group in card order, groups by their first section.
+        """
+        boxes = [_box(CardRule(sec.conditions, "", ())) for sec in self.sections]
+        group = list(range(len(boxes)))
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                i = group[i]
+            return i
+
+        for i in range(len(boxes)):
+            for j in range(i):
+                if _overlap(boxes[i], boxes[j]):
+                    group[root(i)] = root(j)
+        out: dict = {}
+        for i in range(len(boxes)):
+            out.setdefault(root(i), []).append(i)
+        return list(out.values())
+
     def quantity(self, name: str) -> Quantity:
         """The quantity called ``name``."""
         return next(q for q in self.quantities if q.name == name)

@@ -18,7 +18,6 @@ from hunl.distill.threshold_search import (
     card_splits,
     move_split,
     rule_coverage,
-    section_groups,
     split_moves,
     thresholds_by_exploitability,
     with_coverage,
@@ -63,7 +62,7 @@ def _rows(n: int, seed: int) -> np.ndarray:
 def test_sections_that_share_decisions_form_one_group():
     card = _card("river-all-own-bluff-pruned-plain")
     titles = [s.title for s in card.sections]
-    groups = [[titles[i] for i in g] for g in section_groups(card)]
+    groups = [[titles[i] for i in g] for g in card.section_groups()]
     assert sorted(groups, key=len) == [["River, either position, facing a bet"],
                                        ["River, either position, not facing a bet",
                                         "River, out of position (acting first), not facing a bet",
@@ -77,7 +76,7 @@ def test_moves_stay_on_the_grid_between_the_neighbouring_thresholds(name):
     assert splits and len(set(splits)) == len(splits)
     for i, q, t in splits:
         grid = feature_grid(q)
-        others = {c.threshold for j in next(g for g in section_groups(card) if i in g)
+        others = {c.threshold for j in next(g for g in card.section_groups() if i in g)
                   for r in card.sections[j].rules for c in r.conditions if c.feature == q and c.threshold != t}
         for v in split_moves(card, (i, q, t), steps=3):
             assert np.isclose(grid, v).any() and v != t
