@@ -30,7 +30,8 @@ from hunl.distill.decisions import DecisionContext, features_in, node_features
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.validation import check_int
 
-__all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_leaves", "information_set_values"]
+__all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
+           "information_set_values", "node_groups"]
 
 
 @dataclass(frozen=True)
@@ -72,48 +73,46 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
     ValueError
         If ``model.ranges`` is ``"node"`` (the leaves would change with both players' leaf strategies).
     """
-    ctx, feats = endgame_features(model, game, chunk)
+    ctx, chunks = endgame_features(model, game, chunk)
     keys: list = [None] * ctx.nodes.size
     leaves: list = [None] * ctx.nodes.size
-    for (street, facing, p), members in _node_groups(ctx, chunk):
-        key, ids = model.leaf_ids(street, facing, p, np.concatenate([feats[k] for k in members]))
-        ids = np.asarray(ids, dtype=np.int64)
-        ends = np.cumsum([feats[k].shape[0] for k in members])
-        for k, part in zip(members, np.split(ids, ends[:-1])):
-            keys[k], leaves[k] = key, part
+    for which, feats in chunks:
+        for (street, facing, p), members in node_groups(ctx, which):
+            key, ids = model.leaf_ids(street, facing, p, np.concatenate([feats[i] for i in members]))
+            ids = np.asarray(ids, dtype=np.int64)
+            ends = np.cumsum([feats[i].shape[0] for i in members])
+            for i, part in zip(members, np.split(ids, ends[:-1])):
+                keys[which[i]], leaves[which[i]] = key, part
     return [_NodeLeaves(int(n), int(ctx.player[k]), game.tree.children(int(n)),
                         class_routing(ctx.node_classes(int(n))), keys[k], leaves[k])
             for k, n in enumerate(ctx.nodes)]
 
 
-def _node_groups(ctx: DecisionContext, chunk: int) -> list[tuple[tuple[int, bool, int], list[int]]]:
-    """``[((street, facing, player), decision positions), ...]``: the decisions of each chunk of ``chunk`` nodes
-    (in board order) grouped by street, decision type and player, one ``leaf_ids`` call per group."""
-    order = np.argsort(ctx.boards, kind="stable")
-    out = []
-    for a in range(0, order.size, chunk):
-        groups: dict = {}
-        for k in order[a:a + chunk]:
-            groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k])), []).append(int(k))
-        out += list(groups.items())
-    return out
+def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int, bool, int], list[int]]]:
+    """``[((street, facing, player), positions in which), ...]``: the decisions ``ctx.nodes[which]`` grouped by
+    street, decision type and player (one ``leaf_ids`` call per group)."""
+    groups: dict = {}
+    for i, k in enumerate(which):
+        groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k])), []).append(i)
+    return list(groups.items())
 
 
-def endgame_features(model, game, chunk: int = 4096) -> tuple[DecisionContext, list[np.ndarray]]:
-    """The feature rows of every decision node of ``game`` as ``model`` reads them (:func:`endgame_leaves`).
+def endgame_features(model, game, chunk: int = 4096):
+    """The feature rows of every decision node of ``game`` as ``model`` reads them (:func:`endgame_leaves`),
+    ``chunk`` decision nodes at a time (grouped by board), so that a large endgame's features are never all held.
 
     Returns
     -------
     ctx : hunl.distill.decisions.DecisionContext
-    feats : list of numpy.ndarray of float64
-        ``feats[k]`` has shape ``(hands of the acting player, F)``: the features of decision ``ctx.nodes[k]``
-        against the ranges of ``model.ranges`` (with ``"own"``: the model's own ranges when it plays its current
-        leaf strategies).
+    chunks : iterator of (numpy.ndarray of int64, list of numpy.ndarray of float64)
+        ``(which, feats)``: decision positions (into ``ctx.nodes``) and, for each, its features, shape ``(hands of
+        the acting player, F)``, against the ranges of ``model.ranges`` (with ``"own"``: the model's own ranges
+        when it plays its current leaf strategies).
 
     Raises
     ------
     ValueError
-        If ``model.ranges`` is ``"node"``.
+        If ``model.ranges`` is ``"node"`` (raised at once, not when the chunks are read).
     """
     mode = _leaf_ranges(model)
     ctx = DecisionContext(game)
@@ -124,13 +123,14 @@ def endgame_features(model, game, chunk: int = 4096) -> tuple[DecisionContext, l
         from hunl.distill.policy import play
 
         reach = reach_probabilities(game, play(game, model, chunk).probs)
-    feats: list = [None] * ctx.nodes.size
     order = np.argsort(ctx.boards, kind="stable")
-    for a in range(0, order.size, chunk):
-        which = order[a:a + chunk]
-        for k, f in zip(which, features_in(game, ctx, which, reach, mode)):
-            feats[k] = f
-    return ctx, feats
+
+    def chunks():
+        for a in range(0, order.size, chunk):
+            which = order[a:a + chunk]
+            yield which, features_in(game, ctx, which, reach, mode)
+
+    return ctx, chunks()
 
 
 @dataclass(frozen=True)

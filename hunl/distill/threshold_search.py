@@ -41,7 +41,7 @@ import numpy as np
 from games.core.evaluation import engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCard, _design_of
-from hunl.distill.optimal_leaves import _flatten, _node_groups, _NodeLeaves, _probs, endgame_features
+from hunl.distill.optimal_leaves import _flatten, _NodeLeaves, _probs, endgame_features, node_groups
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
@@ -133,19 +133,20 @@ class _SplitShard:
         start = 0
         self.flat = []             # per endgame: the start table and its nodes, whose flat leaves hold row positions
         for g in self.games:
-            ctx, feats = endgame_features(model, g)
+            ctx, chunks = endgame_features(model, g)
             keys, where = [None] * ctx.nodes.size, [None] * ctx.nodes.size
-            for group, members in _node_groups(ctx, 4096):
-                sizes = [feats[k].shape[0] for k in members]
-                X = np.concatenate([feats[k] for k in members])
-                key, part = model.leaf_ids(*group, X)
-                rows = np.arange(start, start + X.shape[0], dtype=np.int64)
-                ids.append(np.asarray(part, dtype=np.int64))
-                if key == CARD_KEY:                   # a fixed card's rows keep their rules: no features kept
-                    moving.setdefault(group, []).append((rows, X))
-                for k, r in zip(members, np.split(rows, np.cumsum(sizes)[:-1])):
-                    keys[k], where[k] = key, r
-                start += X.shape[0]
+            for which, feats in chunks:
+                for group, members in node_groups(ctx, which):
+                    sizes = [feats[i].shape[0] for i in members]
+                    X = np.concatenate([feats[i] for i in members])
+                    key, part = model.leaf_ids(*group, X)
+                    rows = np.arange(start, start + X.shape[0], dtype=np.int64)
+                    ids.append(np.asarray(part, dtype=np.int64))
+                    if key == CARD_KEY:               # a fixed card's rows keep their rules: no features kept
+                        moving.setdefault(group, []).append((rows, X))
+                    for i, r in zip(members, np.split(rows, np.cumsum(sizes)[:-1])):
+                        keys[which[i]], where[which[i]] = key, r
+                    start += X.shape[0]
             nodes = [_NodeLeaves(int(n), int(ctx.player[k]), g.tree.children(int(n)),
                                  class_routing(ctx.node_classes(int(n))), keys[k], where[k])
                      for k, n in enumerate(ctx.nodes)]
