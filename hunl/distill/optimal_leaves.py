@@ -31,7 +31,7 @@ from rulelearn.data.executors import ShardWorkers
 from rulelearn.validation import check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
-           "information_set_values", "node_groups"]
+           "exploitability_pct", "information_set_values", "node_groups"]
 
 
 @dataclass(frozen=True)
@@ -367,6 +367,15 @@ def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict)
     return br_value
 
 
+def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> float:
+    """NashConv / 2 in % of the pot of ``game`` when every hand plays its leaf's strategy of ``tables`` (the flat
+    leaves of :func:`_flatten`)."""
+    eng = engine_for(game)
+    # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
+    gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables))).sum())
+    return 100.0 * 0.5 * gains / game.pot
+
+
 class _Shard:
     """A group of training endgames with their leaves: regrets and exploitability for given leaf tables (the
     state of one worker of :class:`rulelearn.data.executors.ShardWorkers`)."""
@@ -394,13 +403,7 @@ class _Shard:
 
     def exploitability_sum(self, tables: dict) -> float:
         """Sum over the endgames of NashConv / 2 in % of the pot."""
-        total = 0.0
-        for g, (base, flat) in zip(self.games, self.flat):
-            eng = engine_for(g)
-            # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-            gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables))).sum())
-            total += 100.0 * 0.5 * gains / g.pot
-        return total
+        return sum(exploitability_pct(g, base, flat, tables) for g, (base, flat) in zip(self.games, self.flat))
 
     def exploitability_sums(self, many: list) -> list:
         """:meth:`exploitability_sum` of each of several leaf tables (one message for all)."""

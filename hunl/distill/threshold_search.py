@@ -38,10 +38,15 @@ from pathlib import Path
 
 import numpy as np
 
-from games.core.evaluation import engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCard, _design_of
-from hunl.distill.optimal_leaves import _flatten, _NodeLeaves, _probs, endgame_features, node_groups
+from hunl.distill.optimal_leaves import (
+    _flatten,
+    _NodeLeaves,
+    endgame_features,
+    exploitability_pct,
+    node_groups,
+)
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
@@ -169,13 +174,8 @@ class _SplitShard:
             model = _model(card, self.fixed)
             ids = self._leaves(model)
             tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-            total = 0.0
-            for g, (base, flat) in zip(self.games, self.flat):
-                moved = [dataclasses.replace(f, leaves=ids[f.leaves]) for f in flat]
-                eng = engine_for(g)
-                gains = float(eng.best_response_values(eng.from_edges(_probs(base, moved, tables))).sum())
-                total += 100.0 * 0.5 * gains / g.pot
-            out.append(total)
+            out.append(sum(exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves]) for f in flat],
+                                              tables) for g, (base, flat) in zip(self.games, self.flat)))
         return out
 
 
