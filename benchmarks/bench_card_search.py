@@ -1,0 +1,118 @@
+#!/usr/bin/env python
+"""Seconds and memory of the searches over a finished card: reading the rule of every information set
+(:func:`hunl.distill.optimal_leaves.endgame_leaves`, the start of CFR-BR leaves, pruning and the plain-mix search)
+and one try of the threshold search (:class:`hunl.distill.threshold_search.SplitWorkers`: the rules read again
+from stored features and one best-response pass), per endgame.
+
+The river card ``docs/cards/river-moved.json`` (own range) in random river endgames (sampler defaults) and the turn
+card ``docs/cards/turn-own-pruned-plain.json`` beside it in random turn endgames (``EndgameSampler.turn(
+max_combos=150)``), one process, one numba thread; the first endgame (compilation) is left out of the times.
+*Peak MiB*: the largest Python-tracked allocation (``tracemalloc``, numpy included) while reading one endgame's
+rules, which :func:`~hunl.distill.optimal_leaves.endgame_features` keeps to one chunk of nodes' features at a time.
+Writes the section ``bench_card_search`` of docs/BENCHMARKS.md unless ``--no-write``.
+
+    python benchmarks/bench_card_search.py                 # 8 river and 3 turn endgames
+    python benchmarks/bench_card_search.py --games 3 --turn-games 1 --no-write
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from rulelearn.report.docblocks import cpu_model, write_section
+
+START, END = "<!-- bench_card_search:start -->", "<!-- bench_card_search:end -->"
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS_MD = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def _card(name: str):
+    from rulelearn.rules.cards import RuleCard
+
+    return RuleCard.from_dict(json.loads((ROOT / "docs" / "cards" / f"{name}.json").read_text()))
+
+
+def run(games: int, turn_games: int, seed: int) -> dict:
+    from hunl.distill.cards import CardPolicy, CompositeCard
+    from hunl.distill.optimal_leaves import endgame_leaves
+    from hunl.distill.sampler import EndgameSampler
+    from hunl.distill.threshold_search import SplitWorkers, card_splits, move_split, split_moves
+
+    river = _card("river-moved")
+    out = {}
+    for street, sampler, n, card, fixed in (("river", EndgameSampler(), games, river, None),
+                                            ("turn", EndgameSampler.turn(max_combos=150), turn_games,
+                                             _card("turn-own-pruned-plain"), {5: river})):
+        if n < 1:
+            continue
+        model = CardPolicy(card) if fixed is None else CompositeCard(CardPolicy(card), fixed)
+        split = card_splits(card)[0]
+        tries = [move_split(card, split, v) for v in split_moves(card, split)]
+        leaves, per_try, peak, nodes = [], [], [], []
+        for k in range(n + 1):
+            g = sampler.game(sampler.sample(seed, k))
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            endgame_leaves(model, g)
+            t1 = time.perf_counter()
+            peak.append(tracemalloc.get_traced_memory()[1] / 2 ** 20)
+            tracemalloc.stop()
+            with SplitWorkers(card, [g], fixed) as pool:
+                t2 = time.perf_counter()
+                pool.exploitabilities(tries)
+                t3 = time.perf_counter()
+            if k:                                        # the first endgame compiles
+                leaves.append(t1 - t0)
+                per_try.append((t3 - t2) / len(tries))
+                nodes.append(g.tree.n_nodes)
+        out[street] = {"leaves": statistics.median(leaves), "try": statistics.median(per_try),
+                       "peak": max(peak[1:]), "nodes": statistics.median(nodes), "n": n}
+    return out
+
+
+def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) -> str:
+    rows = ["| endgames | public nodes (median) | reading every rule, s (median) | peak MiB (max) "
+            "| one try of the threshold search, s (median) |", "|---|---:|---:|---:|---:|"]
+    for street, r in result.items():
+        rows.append(f"| {r['n']} {street} | {r['nodes']:,.0f} | {r['leaves']:.3f} | {r['peak']:.0f} | "
+                    f"{r['try']:.4f} |")
+    return "\n".join([
+        START, "## Searching a finished card", "",
+        f"`python benchmarks/bench_card_search.py --games {games} --turn-games {turn_games} --seed {seed}`: "
+        "`hunl.distill.optimal_leaves.endgame_leaves` of the river card `river-moved` in random river endgames and "
+        "of the turn card `turn-own-pruned-plain` beside it in random turn endgames (`EndgameSampler.turn("
+        "max_combos=150)`), and one try of `hunl.distill.threshold_search.SplitWorkers` (a moved threshold: the "
+        "rules read again from the stored features, one best-response pass) in the same endgames; one process, "
+        f"one numba thread, the first endgame left out. CPU: {cpu_model()}; load average {load[0]:.1f} at the "
+        f"start, {load[1]:.1f} at the end.", "", *rows, "",
+        "A try costs a fraction of reading the rules: the threshold search reads each endgame's features once per "
+        "sweep and then only re-reads the rules, which is what makes a sweep over 400 river endgames 2-3 minutes "
+        "on 2 processes.", END])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=8, help="river endgames")
+    ap.add_argument("--turn-games", type=int, default=3, help="turn endgames")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-write", action="store_true")
+    a = ap.parse_args(argv)
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    load0 = os.getloadavg()[0]
+    result = run(a.games, a.turn_games, a.seed)
+    text = render(result, a.games, a.turn_games, a.seed, (load0, os.getloadavg()[0]))
+    print(text)
+    if not a.no_write:
+        write_section(BENCHMARKS_MD, text, START, END)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
