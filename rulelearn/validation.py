@@ -3,6 +3,7 @@ broke.
 
 * :func:`check_int`, :func:`check_real`: one integer or real parameter and its bounds;
 * :func:`as_float_array`, :func:`check_probability_rows`: arrays and distributions;
+* :func:`check_game_weights`: each game's weight in a weighted mean;
 * :func:`check_output_dir`, :func:`check_output_file`: where a command will write, checked before any work;
 * :func:`read_text_file`: a UTF-8 input file, errors naming it.
 """
@@ -133,6 +134,34 @@ def check_int(name: str, value, minimum: int | None = None, maximum: int | None 
     if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
         raise ValueError(f"{name} must be {rule}, got {value!r}")
     return v
+
+
+def check_game_weights(weights, n_games: int) -> np.ndarray:
+    """Each game's weight in a weighted mean over ``n_games`` games.
+
+    Parameters
+    ----------
+    weights : array_like of float, shape ``(n_games,)``, or None
+        ``None``: every game weighs 1.
+    n_games : int
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n_games,)``
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` has another shape, or is not finite, non-negative and not all zero.
+    """
+    if weights is None:
+        return np.ones(n_games)
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if w.shape != (n_games,):
+        raise ValueError(f"weights must have one entry per game ({n_games}), got shape {np.shape(weights)}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError("weights must be finite, non-negative and not all zero")
+    return w
 
 
 def check_real(name: str, value, low: float | None = None, high: float | None = None, *,

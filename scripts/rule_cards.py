@@ -135,11 +135,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--card", default="docs/cards/river.json", help="the card's JSON")
     th.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
                     help="a card kept as it is for another street")
-    th.add_argument("--db", default="data/hunl_river_2500", help="database whose training endgames are played")
+    th.add_argument("--db", nargs="+", default=["data/hunl_river_2500"],
+                    help="database(s) whose training endgames are played (several: each weighs the same)")
     th.add_argument("--seed", type=int, default=0, help="split seed (the card run's)")
-    th.add_argument("--train", type=int, default=400, help="training endgames (default 400)")
-    th.add_argument("--max-test", type=int, default=400,
-                    help="held-out endgames the written card's cost is measured in (default 400; 0: none)")
+    th.add_argument("--train", type=int, nargs="+", default=[400],
+                    help="training endgames (default 400; one figure, or one per database)")
+    th.add_argument("--max-test", type=int, nargs="+", default=[400],
+                    help="held-out endgames the written card's cost is measured in (default 400; one figure or one "
+                         "per database; 0: none)")
     th.add_argument("--steps", type=int, default=2, help="grid places a threshold may move per try, each side")
     th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most")
     th.add_argument("--mixes", type=float, default=0.0, metavar="RADIUS",
@@ -232,11 +235,12 @@ def main(argv=None) -> int:
         from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
 
         res = run_threshold_search(ThresholdJob(
-            card=a.card, db=a.db, seed=a.seed, train=a.train, max_test=a.max_test, steps=a.steps, sweeps=a.sweeps,
+            card=a.card, db=tuple(a.db), seed=a.seed, train=a.train[0] if len(a.train) == 1 else tuple(a.train),
+            max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
             mixes=a.mixes, workers=a.workers, out=a.out, name=a.name, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
-        if res["cost"] is not None:
-            print(f"held out: {res['cost']:.2f}% of the pot")
+        for h in res["held_out"]:
+            print(f"held out: {h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}")
         print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% "
               f"with {len(res['moves'])} thresholds moved" + (f", {res['mixes_log'][-1]:.2f}% with the mixes chosen "
                                                               "again" if res["mixes_log"] else "")

@@ -70,6 +70,7 @@ import numpy as np
 from games.betgame.best_response import _as_batch, _dummy, _p2_best_response_kernel
 from games.betgame.rules import DEFAULT_GAME, BetGame
 from games.core.highs import quiet_highs
+from rulelearn.validation import check_game_weights
 
 __all__ = ["GROUP_LP_TOLERANCE", "METHODS", "GroupStrategy", "group_player1_exploitability", "optimal_group_strategy"]
 
@@ -133,17 +134,6 @@ class GroupStrategy:
         return bool(abs(self.lp_gap) <= GROUP_LP_TOLERANCE)
 
 
-def _check_weights(weights, n_games: int) -> np.ndarray:
-    if weights is None:
-        return np.ones(n_games)
-    w = np.asarray(weights, dtype=np.float64).reshape(-1)
-    if w.shape != (n_games,):
-        raise ValueError(f"weights must have one entry per game ({n_games}), got shape {np.shape(weights)}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError("weights must be finite, non-negative and not all zero")
-    return w
-
-
 def _check_values(values, n_games: int) -> np.ndarray:
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     if v.shape != (n_games,):
@@ -184,7 +174,7 @@ def group_player1_exploitability(probs, strategy, values, weights=None, game: Be
         raise ValueError(f"probs must be a batch of deals (G, n, n), got shape {p.shape}")
     x = game.check_strategy(strategy, batch=None)
     v = _check_values(values, p.shape[0])
-    w = _check_weights(weights, p.shape[0])
+    w = check_game_weights(weights, p.shape[0])
     worst = _p2_best_response_kernel(_as_batch(p), np.ascontiguousarray(np.broadcast_to(x, (p.shape[0],) + x.shape)),
                                      game.bet_array, float(game.ante), _dummy(game.n_cards, game.n_bets), False)
     return float(np.dot(w, v - worst) / w.sum())
@@ -587,7 +577,7 @@ def optimal_group_strategy(probs, values, weights=None, game: BetGame = DEFAULT_
     p = np.ascontiguousarray(p)
     g_count = p.shape[0]
     v = _check_values(values, g_count)
-    w = _check_weights(weights, g_count)
+    w = check_game_weights(weights, g_count)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if start is not None:

@@ -334,6 +334,12 @@ class CardPolicy:
     def n_rules(self) -> int:
         return self.card.n_rules
 
+    def design(self, street: int, facing: bool, X) -> np.ndarray:
+        """The rows of ``X`` as the card reads them: :func:`hunl.distill.quantities.design_matrix` on the card's
+        street nearest ``street``, shape ``(m, len(CARD_FEATURES))``, float64 (columns :data:`CARD_FEATURES`)."""
+        s = min(self.streets, key=lambda v: (abs(v - int(street)), -v))
+        return design_matrix(X, s, bool(facing))
+
     def leaf_ids(self, street: int, facing: bool, player: int, X) -> tuple:
         """The card key and the rule (position in ``card.rules()``) each feature row of ``X`` reads.
 
@@ -342,8 +348,7 @@ class CardPolicy:
         ValueError
             If some row matches no rule (cannot happen for a card of :func:`card_from_tree`).
         """
-        s = min(self.streets, key=lambda v: (abs(v - int(street)), -v))
-        idx = self.card.rule_index(design_matrix(X, s, bool(facing)), CARD_FEATURES)
+        idx = self.card.rule_index(self.design(street, facing, X), CARD_FEATURES)
         if np.any(idx < 0):
             raise ValueError("the card has no rule for some decisions")
         return CARD_KEY, idx

@@ -28,7 +28,7 @@ from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.decisions import DecisionContext, features_in, node_features
 from rulelearn.data.executors import ShardWorkers
-from rulelearn.validation import check_int
+from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
            "exploitability_pct", "information_set_values", "node_groups"]
@@ -344,9 +344,9 @@ def _probs(base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> np.ndarra
     return probs
 
 
-def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict) -> float:
-    """Add player ``p``'s leaf regrets against a best response (units of the pot); return the opponent's
-    best-response value (chips)."""
+def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict, weight: float = 1.0) -> float:
+    """Add player ``p``'s leaf regrets against a best response (units of the pot, times ``weight``); return the
+    opponent's best-response value (chips)."""
     eng = engine_for(game)
     o = 1 - p
     table = eng.from_edges(probs)
@@ -354,7 +354,7 @@ def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict)
     br_value = float(eng.hand_values(o, MODE_BEST_RESPONSE, table, best=profile).sum())
     action_values = np.zeros_like(table)
     eng.hand_values(p, MODE_EXPECTED, profile, best=action_values)
-    scale = 1.0 / game.pot
+    scale = weight / game.pot
     for f in flat:
         if f.player != p:
             continue
@@ -380,8 +380,9 @@ class _Shard:
     """A group of training endgames with their leaves: regrets and exploitability for given leaf tables (the
     state of one worker of :class:`rulelearn.data.executors.ShardWorkers`)."""
 
-    def __init__(self, model, games):
+    def __init__(self, model, games, weights=None):
         self.games = list(games)
+        self.weights = check_game_weights(weights, len(self.games))
         self.flat = [_flatten(g, endgame_leaves(model, g)) for g in self.games]
         self.keys = tuple(model.leaf_keys())
 
@@ -395,15 +396,16 @@ class _Shard:
 
     def regrets(self, tables: dict) -> dict:
         regret = {k: np.zeros_like(v) for k, v in tables.items()}
-        for g, (base, flat) in zip(self.games, self.flat):
+        for w, g, (base, flat) in zip(self.weights, self.games, self.flat):
             probs = _probs(base, flat, tables)
             for p in (0, 1):
-                _regrets(g, flat, tables, probs, p, regret)
+                _regrets(g, flat, tables, probs, p, regret, w)
         return regret
 
     def exploitability_sum(self, tables: dict) -> float:
-        """Sum over the endgames of NashConv / 2 in % of the pot."""
-        return sum(exploitability_pct(g, base, flat, tables) for g, (base, flat) in zip(self.games, self.flat))
+        """Weighted sum over the endgames of NashConv / 2 in % of the pot."""
+        return sum(w * exploitability_pct(g, base, flat, tables)
+                   for w, g, (base, flat) in zip(self.weights, self.games, self.flat))
 
     def exploitability_sums(self, many: list) -> list:
         """:meth:`exploitability_sum` of each of several leaf tables (one message for all)."""
@@ -425,23 +427,28 @@ class LeafWorkers:
     games : sequence of HoldemEndgame
     workers : int, default 1
         Processes sharing the endgames (1: this process).
+    weights : array_like of float, shape ``(len(games),)``, optional
+        Each endgame's weight in the mean exploitability and in the summed regrets (default: 1 each).
 
     Raises
     ------
     ValueError
-        If ``games`` is empty, ``workers < 1`` or the model's ranges are ``"node"``.
+        If ``games`` is empty, ``workers < 1``, the model's ranges are ``"node"``, or ``weights`` has another
+        length, a negative entry or sums to 0.
     """
 
-    def __init__(self, model, games, workers: int = 1):
+    def __init__(self, model, games, workers: int = 1, weights=None):
         workers = check_int("workers", workers, 1)
         games = list(games)
         if not games:
             raise ValueError("games must hold at least one endgame")
         _leaf_ranges(model)
+        w = check_game_weights(weights, len(games))
         self.n_games = len(games)
+        self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
-        parts = [(model, games)] if local else [(model, [games[i] for i in part])
-                                                for part in np.array_split(np.arange(len(games)), workers)]
+        parts = [(model, games, w)] if local else [(model, [games[i] for i in part], w[part])
+                                                   for part in np.array_split(np.arange(len(games)), workers)]
         self._pool = ShardWorkers(_Shard, parts, local=local)
 
     def __enter__(self) -> LeafWorkers:
@@ -464,7 +471,7 @@ class LeafWorkers:
 
     def regrets(self, tables: dict) -> dict:
         """Each leaf's regret of each class against best responses to ``tables``, summed over the endgames (each in
-        units of its pot): ``{key: (n_leaves, 4)}``."""
+        units of its pot, times its weight): ``{key: (n_leaves, 4)}``."""
         total = {k: np.zeros_like(np.asarray(v, dtype=np.float64)) for k, v in tables.items()}
         for part in self._pool.ask("regrets", tables):
             for k in total:
@@ -472,14 +479,14 @@ class LeafWorkers:
         return total
 
     def exploitability(self, tables: dict) -> float:
-        """Mean NashConv / 2 over the endgames, % of the pot, of the policy playing ``tables``."""
-        return float(sum(self._pool.ask("exploitability_sum", tables))) / self.n_games
+        """Weighted mean NashConv / 2 over the endgames, % of the pot, of the policy playing ``tables``."""
+        return float(sum(self._pool.ask("exploitability_sum", tables))) / self.total
 
     def exploitabilities(self, many) -> np.ndarray:
         """:meth:`exploitability` of each of several leaf tables, shape ``(len(many),)``."""
         many = list(many)
         parts = self._pool.ask("exploitability_sums", many)
-        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.n_games
+        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.total
 
     def cfr_br(self, start: dict, iterations: int, delay: int, frozen=(), groups: dict | None = None,
                log_every: int | None = None, progress: bool = False) -> tuple[dict, list, list]:

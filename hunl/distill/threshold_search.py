@@ -50,7 +50,7 @@ from hunl.distill.optimal_leaves import (
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
-from rulelearn.validation import check_int
+from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
            "rule_classes", "rule_weight", "split_moves", "thresholds_by_exploitability",
@@ -126,15 +126,57 @@ def _model(card: RuleCard, fixed):
     return CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
 
 
-class _SplitShard:
-    """Training endgames with their features stored (the state of one worker of :class:`SplitWorkers`): the
-    exploitability of any card with the same rules, their thresholds moved, without reading features again."""
+def card_quantities(card: RuleCard) -> tuple[str, ...]:
+    """The quantities the card's conditions (sections' and rules') read, in :data:`CARD_FEATURES` order."""
+    used = {c.feature for sec in card.sections for c in sec.conditions + tuple(
+        c for r in sec.rules for c in r.conditions)}
+    return tuple(f for f in CARD_FEATURES if f in used)
 
-    def __init__(self, card: RuleCard, fixed, games):
+
+def threshold_changes(before: RuleCard, after: RuleCard) -> list[tuple[str, float, float]] | None:
+    """``(quantity, low, high)`` of every condition whose threshold differs between two cards of the same rules:
+    only a decision whose value of the quantity lies in ``[low, high]`` can read another rule. ``None`` if the
+    cards differ in more than thresholds (sections, rules, or a condition's quantity or side)."""
+    if len(before.sections) != len(after.sections):
+        return None
+    out = []
+
+    def pair(cb: tuple, ca: tuple) -> bool:
+        if len(cb) != len(ca):
+            return False
+        for b, a in zip(cb, ca):
+            if b.feature != a.feature or b.op != a.op:
+                return False
+            if b.threshold != a.threshold:
+                out.append((b.feature, float(min(b.threshold, a.threshold)), float(max(b.threshold, a.threshold))))
+        return True
+
+    for sb, sa in zip(before.sections, after.sections):
+        if len(sb.rules) != len(sa.rules) or not pair(sb.conditions, sa.conditions):
+            return None
+        for rb, ra in zip(sb.rules, sa.rules):
+            if not pair(rb.conditions, ra.conditions):
+                return None
+    return out
+
+
+class _SplitShard:
+    """Training endgames with their designs stored (the state of one worker of :class:`SplitWorkers`): the
+    exploitability of any card with the same rules, their thresholds moved, without reading features again.
+
+    Only the decisions whose value of a moved quantity lies between a condition's old and new threshold read the
+    rules again (:func:`threshold_changes`): every other decision meets each condition as before, so it reads the
+    same rule."""
+
+    def __init__(self, card: RuleCard, fixed, games, weights):
         model = _model(card, fixed)
-        self.fixed, self.games = fixed, list(games)
-        moving: dict = {}          # (street, facing, player) -> [(row positions, features)] of the moving card
-        ids: list = []             # every row's rule, endgame after endgame (the moving card's rows set per try)
+        reader = model if isinstance(model, CardPolicy) else model.learn
+        self.card, self.fixed, self.games = card, fixed, list(games)
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.names = card_quantities(card)
+        cols = [CARD_FEATURES.index(f) for f in self.names]
+        moving: list = []          # (row positions, design over the card's quantities) of the moving card's rows
+        ids: list = []             # every row's rule under ``card``, endgame after endgame
         start = 0
         self.flat = []             # per endgame: the start table and its nodes, whose flat leaves hold row positions
         for g in self.games:
@@ -147,8 +189,8 @@ class _SplitShard:
                     key, part = model.leaf_ids(*group, X)
                     rows = np.arange(start, start + X.shape[0], dtype=np.int64)
                     ids.append(np.asarray(part, dtype=np.int64))
-                    if key == CARD_KEY:               # a fixed card's rows keep their rules: no features kept
-                        moving.setdefault(group, []).append((rows, X))
+                    if key == CARD_KEY:               # a fixed card's rows keep their rules: no design kept
+                        moving.append((rows, reader.design(group[0], group[1], X)[:, cols]))
                     for i, r in zip(members, np.split(rows, np.cumsum(sizes)[:-1])):
                         keys[which[i]], where[which[i]] = key, r
                     start += X.shape[0]
@@ -157,25 +199,37 @@ class _SplitShard:
                      for k, n in enumerate(ctx.nodes)]
             self.flat.append(_flatten(g, nodes))
         self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        # one leaf_ids call per (street, facing, player) of the moving card over all endgames
-        self.calls = [(group, np.concatenate([r for r, _ in parts]), np.concatenate([x for _, x in parts]))
-                      for group, parts in moving.items()]
+        self.rows = np.concatenate([r for r, _ in moving]) if moving else np.zeros(0, dtype=np.int64)
+        # column-major: a try scans the moved quantities' columns
+        self.Z = np.asfortranarray(np.concatenate([z for _, z in moving]) if moving else np.zeros((0, len(cols))))
 
-    def _leaves(self, model) -> np.ndarray:
+    def _leaves(self, card: RuleCard) -> np.ndarray:
         ids = self.ids.copy()
-        for group, rows, X in self.calls:
-            ids[rows] = model.leaf_ids(*group, X)[1]
+        changes = threshold_changes(self.card, card)
+        if changes is None:                    # not a moved card: every row reads the rules again
+            sel = np.arange(self.rows.size)
+        else:
+            mask = np.zeros(self.rows.size, dtype=bool)
+            for f, lo, hi in changes:
+                z = self.Z[:, self.names.index(f)]
+                mask |= (z >= lo) & (z <= hi)
+            sel = np.flatnonzero(mask)
+        new = card.rule_index(self.Z[sel], self.names)
+        if np.any(new < 0):
+            raise ValueError("the card has no rule for some decisions")
+        ids[self.rows[sel]] = new
         return ids
 
     def exploitability_sums(self, cards: list) -> list[float]:
-        """Sum over the endgames of NashConv / 2 (% of the pot) of each card."""
+        """Weighted sum over the endgames of NashConv / 2 (% of the pot) of each card."""
         out = []
         for card in cards:
             model = _model(card, self.fixed)
-            ids = self._leaves(model)
+            ids = self._leaves(card)
             tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-            out.append(sum(exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves]) for f in flat],
-                                              tables) for g, (base, flat) in zip(self.games, self.flat)))
+            out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves])
+                                                            for f in flat], tables)
+                           for w, g, (base, flat) in zip(self.weights, self.games, self.flat)))
         return out
 
 
@@ -191,22 +245,27 @@ class SplitWorkers:
     fixed : mapping of int to RuleCard, optional
         Cards that play the other streets (:class:`hunl.distill.cards.CompositeCard`), kept as they are.
     workers : int, default 1
+    weights : array_like of float, shape ``(len(games),)``, optional
+        Each endgame's weight in the mean (default: equal), e.g. each database's endgames together weighing as
+        much as another's.
 
     Raises
     ------
     ValueError
-        If ``games`` is empty or ``workers < 1``.
+        If ``games`` is empty, ``workers < 1``, or ``weights`` has another length, a negative entry or sums to 0.
     """
 
-    def __init__(self, card: RuleCard, games, fixed=None, workers: int = 1):
+    def __init__(self, card: RuleCard, games, fixed=None, workers: int = 1, weights=None):
         workers = check_int("workers", workers, 1)
         games = list(games)
         if not games:
             raise ValueError("games must hold at least one endgame")
-        self.n_games = len(games)
+        w = check_game_weights(weights, len(games))
+        self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
-        parts = [(card, fixed, games)] if local else [(card, fixed, [games[i] for i in part])
-                                                      for part in np.array_split(np.arange(len(games)), workers)]
+        parts = [(card, fixed, games, w)] if local else [
+            (card, fixed, [games[i] for i in part], w[part])
+            for part in np.array_split(np.arange(len(games)), workers)]
         self._pool = ShardWorkers(_SplitShard, parts, local=local)
 
     def __enter__(self) -> SplitWorkers:
@@ -216,13 +275,15 @@ class SplitWorkers:
         self._pool.close()
 
     def exploitabilities(self, cards) -> np.ndarray:
-        """Mean NashConv / 2 over the endgames, % of the pot, of each card of ``cards``: shape ``(len(cards),)``."""
+        """Weighted mean NashConv / 2 over the endgames, % of the pot, of each card of ``cards``: shape
+        ``(len(cards),)``."""
         parts = self._pool.ask("exploitability_sums", list(cards))
-        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.n_games
+        return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.total
 
 
 def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int = 2, sweeps: int = 2,
-                                 workers: int = 1, progress: bool = False) -> tuple[RuleCard, list[float]]:
+                                 workers: int = 1, progress: bool = False,
+                                 weights=None) -> tuple[RuleCard, list[float]]:
     """The card with its splits moved, one at a time, to the round thresholds of least mean training
     exploitability (coordinate descent; module docstring).
 
@@ -242,6 +303,8 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
     workers : int, default 1
     progress : bool, default False
         Show a progress bar (splits).
+    weights : array_like of float, shape ``(len(games),)``, optional
+        Each endgame's weight in the mean (:class:`SplitWorkers`; default: equal).
 
     Returns
     -------
@@ -249,7 +312,7 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
         The card of the least exact figure of ``log`` (coverage as given: count it again with
         :func:`rule_coverage`).
     log : list of float
-        Mean training exploitability (NashConv / 2, % of the pot), exact: of the card as given, then of the card
+        Mean training exploitability (NashConv / 2, % of the pot; weighted by ``weights``), exact: of the card as given, then of the card
         after each sweep that moved a threshold (its features read again). With own ranges a sweep's moves are
         chosen on the features of its starting card, so a sweep can end above its start: the card returned is
         the one of the least of these figures.
@@ -267,7 +330,7 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
     kept = card
     for sweep in range(sweeps + 1):
         moved = False
-        with SplitWorkers(card, games, fixed, workers) as pool:
+        with SplitWorkers(card, games, fixed, workers, weights) as pool:
             best = float(pool.exploitabilities([card])[0])       # exact: the features of this card
             if not log or best < min(log):
                 kept = card
@@ -379,13 +442,20 @@ class ThresholdJob:
         The card's JSON.
     fixed_cards : tuple of (str, str)
         ``(street, JSON)`` cards played on the other streets and kept.
-    db : str
-        Database whose training endgames (the split of the card run: same ``seed``) the search plays.
-    seed, test_fraction, max_test : int, float, int
-        The card run's split; the written card's cost is measured in its first ``max_test`` held-out endgames
-        (0: no cost).
-    train : int
-        Training endgames (the first of the split's training endgames).
+    db : str or tuple of str
+        Database(s) whose training endgames (the split of the card run: same ``seed``) the search plays. With
+        several, each database's endgames together weigh as much as another's in the training figure (the mean of
+        the databases' means), e.g. river endgames and turn endgames (a fixed turn card on the turn) for a river
+        card, which plays the rivers of both.
+    seed, test_fraction : int, float
+        The card run's split.
+    max_test : int or tuple of int
+        The written card's cost is measured in the first ``max_test`` held-out endgames of each database (one
+        figure for all, or one per database; 0: no cost). The card's cost line is the first database's; every
+        database's is in ``meta["threshold_search"]["held_out"]``.
+    train : int or tuple of int
+        Training endgames of each database (the first of its split's training endgames; one figure for all, or one
+        per database).
     steps, sweeps : int
         :func:`thresholds_by_exploitability`.
     mixes : float
@@ -403,11 +473,11 @@ class ThresholdJob:
 
     card: str = "docs/cards/river.json"
     fixed_cards: tuple = ()
-    db: str = "data/hunl_river_2500"
+    db: str | tuple = "data/hunl_river_2500"
     seed: int = 0
     test_fraction: float = 0.2
-    max_test: int = 400
-    train: int = 400
+    max_test: int | tuple = 400
+    train: int | tuple = 400
     steps: int = 2
     sweeps: int = 2
     mixes: float = 0.0
@@ -430,9 +500,9 @@ def _moves(before: RuleCard, after: RuleCard) -> list[tuple[str, str, float, flo
     return out
 
 
-def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict):
-    """The card's :class:`~rulelearn.rules.cards.CardCost` in the held-out endgames ``held`` (with ``fixed`` on
-    their streets), as the card run measures it."""
+def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict, db: str):
+    """The card's :class:`~rulelearn.rules.cards.CardCost` in the held-out endgames ``held`` of database ``db``
+    (with ``fixed`` on their streets), as the card run measures it."""
     from hunl.distill.card_experiment import card_cost
     from hunl.distill.cards import StreetCards
     from hunl.distill.pipeline import score_policies
@@ -445,7 +515,15 @@ def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict)
     beside = "" if not job.fixed_cards else " (" + ", ".join(
         f"the {st} card `{path}` on the {st}" for st, path in job.fixed_cards) + ")"
     return card_cost(scores, "card", f"NashConv / 2 of the card{beside} played by both players, mean over "
-                                     f"{len(held['game_id'])} held-out solved endgames ({job.db})")
+                                     f"{len(held['game_id'])} held-out solved endgames ({db})")
+
+
+def _per_db(name: str, value, n: int) -> list[int]:
+    """``value`` (an int, or one int per database) as one int per database."""
+    vals = [value] * n if isinstance(value, (int, np.integer)) else list(value)
+    if len(vals) != n:
+        raise ValueError(f"{name} must be one integer or one per database ({n}), got {value!r}")
+    return vals
 
 
 def run_threshold_search(job: ThresholdJob) -> dict:
@@ -470,20 +548,31 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     from rulelearn.data.database import SolutionDatabase
 
     t0 = time.perf_counter()
-    train_n = check_int("train", job.train, 1)
+    dbs = (job.db,) if isinstance(job.db, str) else tuple(job.db)
+    if not dbs:
+        raise ValueError("db must name at least one database")
+    train_ns = [check_int("train", v, 1) for v in _per_db("train", job.train, len(dbs))]
+    max_tests = [check_int("max_test", v, 0) for v in _per_db("max_test", job.max_test, len(dbs))]
     card = RuleCard.from_dict(json.loads(Path(job.card).read_text()))
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
-    db = SolutionDatabase(job.db)
-    family = db.family()
-    cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
-    train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, max(job.max_test, 1))
-    train = take(cols, train_ids[:train_n])
-    games = [family.game(train, i) for i in range(len(train["game_id"]))]
-    workers = job.workers or 1
-    moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True)
     streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
-    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
-                       for chunk in _chunks(db, train["game_id"]))
+    games, weights, parts, rows = [], [], [], []
+    for path, n_train, n_test in zip(dbs, train_ns, max_tests):
+        db = SolutionDatabase(path)
+        family = db.family()
+        cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
+        train_ids, test_ids = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, max(n_test, 1))
+        train = take(cols, train_ids[:n_train])
+        n = len(train["game_id"])
+        games += [family.game(train, i) for i in range(n)]
+        weights += [1.0 / n] * n                 # each database's endgames together weigh 1
+        parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
+        rows.append(concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
+                                for chunk in _chunks(db, train["game_id"])))
+    workers = job.workers or 1
+    moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
+                                              weights=weights)
+    rows = concat_rows(rows)
     Z, w = _design_of(rows.X, rows.facing, rows.street), rows.weight * rows.stake
     coverage = rule_coverage(moved, Z, w)
     mixes_log: list = []
@@ -494,7 +583,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         model = _model(moved, fixed)
         table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
         used = rule_classes(moved, Z, rows.Y, w) | (table > 0)
-        with LeafWorkers(model, games, workers) as pool:
+        with LeafWorkers(model, games, workers, weights) as pool:
             table, mixes_log = plain_by_exploitability(
                 pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
                 order=np.argsort(-rule_weight(moved, Z, w), kind="stable"), progress=True)
@@ -503,16 +592,23 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     tag = "thresholds moved by their cost"
     title = moved.title if tag in moved.title else (
         moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
+    costs = [(path, _held_out_cost(job, moved, fixed, family, held, path)) for path, family, held, _ in parts
+             if held is not None]
+    held_out = [{"db": path, "n": c.n_games, "pct_pot": c.mean, "sd": c.sd} for path, c in costs]
+    first = costs[0][1] if costs and costs[0][0] == dbs[0] else None
     moved = dataclasses.replace(moved, title=title, meta=dict(moved.meta, threshold_search={
-        "from": job.card, "db": job.db, "train": len(games), "steps": job.steps, "sweeps": job.sweeps,
-        "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log}),
-        cost=_held_out_cost(job, moved, fixed, family, take(cols, test_ids)) if job.max_test > 0 else None)
+        "from": job.card, "db": dbs[0] if len(dbs) == 1 else list(dbs), "train": len(games)
+        if len(dbs) == 1 else [n for *_, n in parts], "steps": job.steps, "sweeps": job.sweeps,
+        "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log,
+        **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
+        cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
-    result = {"cost": None if moved.cost is None else moved.cost.mean, "log": log, "mixes_log": mixes_log,
-              "mixes": job.mixes, "moves": _moves(card, moved), "n_train": len(games),
+    result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
+              "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved),
+              "n_train": len(games), "train_by_db": [n for *_, n in parts],
               "seconds": time.perf_counter() - t0,
-              "out": job.out, "card": job.card, "db": job.db, "n_rules": moved.n_rules,
+              "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,
               "n_conditions": moved.n_conditions, "markdown": moved.to_markdown("####")}
     if job.doc:
         write_threshold_docs(job, result)
@@ -530,10 +626,16 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
         rows.append((f"the best of these, its plain mixes chosen again within {result['mixes']:g}",
                      f"{result['mixes_log'][-1]:.2f}"))
     moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
-    held = "" if result["cost"] is None else f" Held out: {result['cost']:.2f}% of the pot (the card's cost line)."
+    held_out = result.get("held_out", [])
+    held = "" if not held_out else " Held out: " + "; ".join(
+        f"{h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}" for h in held_out) + (
+        " (the card's cost line)" if len(held_out) == 1 else " (the card's cost line: the first)") + "."
+    weighs = "" if len(result.get("train_by_db", [])) < 2 else (
+        " (" + " + ".join(str(n) for n in result["train_by_db"]) + "; each database's endgames weigh the same "
+        "in the figures below: the mean of the databases' means)")
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
             f"({result['n_rules']} rules, {result['n_conditions']} conditions), its thresholds moved by their cost "
-            f"on {result['n_train']} training endgames of {result['db']} (the split of the card run: same seed); "
+            f"on {result['n_train']} training endgames of {result['db']}{weighs} (the split of the card run: same seed); "
             f"written to `{result['out']}`.{held}\n\n"
             + markdown_table((["card", "training exploitability, % pot"], rows),
                              right=("training exploitability, % pot",)).rstrip("\n")

@@ -19,6 +19,7 @@ from hunl.distill.threshold_search import (
     move_split,
     rule_coverage,
     split_moves,
+    threshold_changes,
     thresholds_by_exploitability,
     with_coverage,
 )
@@ -187,6 +188,52 @@ def test_a_turn_card_beside_a_fixed_river_card_is_measured_exactly():
     assert np.ptp(got) > 0.01                                # some moves changed which rules the turn plays
 
 
+def test_threshold_changes_name_the_moved_conditions_only():
+    card = _card("river-moved")
+    assert threshold_changes(card, card) == []
+    split = card_splits(card)[1]
+    new = split_moves(card, split)[0]
+    moved = move_split(card, split, new)
+    got = threshold_changes(card, moved)
+    assert got and set(got) == {(split[1], min(split[2], new), max(split[2], new))}
+    assert threshold_changes(card, _card("river")) is None            # other rules: not a moved card
+    fewer = RuleCard.from_dict({**card.to_dict(), "sections": [
+        s.to_dict() if hasattr(s, "to_dict") else s for s in card.to_dict()["sections"][:-1]]})
+    assert threshold_changes(card, fewer) is None
+
+
+def test_only_decisions_between_old_and_new_thresholds_read_the_rules_again(games):
+    """The shard reads the rules again only where a moved condition can change: the same rules as reading them all."""
+    from hunl.distill.threshold_search import _SplitShard
+
+    card = _card("river-all-own-bluff-pruned-plain")
+    shard = _SplitShard(card, None, games, np.ones(len(games)))
+    assert shard.rows.size > 1000 and shard.Z.shape == (shard.rows.size, len(shard.names))
+    for split in card_splits(card):
+        for v in split_moves(card, split, steps=3):
+            moved = move_split(card, split, v)
+            full = shard.ids.copy()
+            full[shard.rows] = moved.rule_index(shard.Z, shard.names)
+            assert np.array_equal(shard._leaves(moved), full)
+
+
+def test_weights_give_the_weighted_mean(games):
+    from hunl.distill.optimal_leaves import LeafWorkers
+
+    card = _card("river")
+    w = np.array([0.5, 2.0, 1.0])
+    each = np.array([evaluate_policy(g, play(g, CardPolicy(card))).exploitability_pct_pot for g in games])
+    with SplitWorkers(card, games, workers=2, weights=w) as pool:
+        assert pool.exploitabilities([card])[0] == pytest.approx(np.average(each, weights=w), rel=1e-9)
+    model = CardPolicy(card)
+    with LeafWorkers(model, games, 1, w) as pool:
+        assert pool.exploitability({k: model.leaf_table(k) for k in model.leaf_keys()}) == pytest.approx(
+            np.average(each, weights=w), rel=1e-9)
+    for bad in ([1.0, 2.0], [1.0, -1.0, 1.0], [0.0, 0.0, 0.0], [1.0, np.nan, 1.0]):
+        with pytest.raises(ValueError, match="weights"):
+            SplitWorkers(card, games, weights=bad)
+
+
 def test_run_threshold_search_end_to_end(tmp_path):
     from hunl.distill.family import HoldemRiverFamily
     from hunl.distill.threshold_search import ThresholdJob, run_threshold_search, with_strategies
@@ -231,3 +278,44 @@ def test_run_threshold_search_end_to_end(tmp_path):
     for sec in moved.sections:
         total = sum(r.coverage for r in sec.rules)
         assert total == pytest.approx(1.0) or total == 0.0
+
+
+def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
+    """River and turn endgames for a river card: the training figure is the mean of the databases' means, and the
+    card's cost is measured in each database's held-out endgames."""
+    from hunl.distill.card_experiment import split_endgames
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.family import HoldemRiverFamily
+    from hunl.distill.sampler import EndgameSampler
+    from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
+    from rulelearn.data.database import SolutionDatabase
+
+    fams = (HoldemRiverFamily(max_combos=30, iterations=40, target_pct_pot=2.0),
+            HoldemRiverFamily(EndgameSampler.turn(max_combos=12), iterations=30, target_pct_pot=5.0))
+    paths = []
+    for k, fam in enumerate(fams):
+        db = SolutionDatabase(tmp_path / f"db{k}")
+        db.generate(fam, 6 - k, seed=k, workers=1, progress=False, family_params=fam.params())
+        paths.append(str(tmp_path / f"db{k}"))
+    turn = ("turn", str(ROOT / "docs" / "cards" / "turn.json"))
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=tuple(paths), train=(3, 2),
+                       max_test=(1, 1), steps=1, sweeps=1, workers=1, out=str(tmp_path / "m.json"), name="t2",
+                       fixed_cards=(turn,))
+    res = run_threshold_search(job)
+    moved = RuleCard.from_dict(json.loads((tmp_path / "m.json").read_text()))
+    assert res["train_by_db"] == [3, 2] and res["n_train"] == 5
+    meta = moved.meta["threshold_search"]
+    assert meta["db"] == paths and [h["db"] for h in meta["held_out"]] == paths
+    river, turn_card = _card("river"), _card("turn")
+    policy = lambda c: StreetCards({5: c, 4: turn_card})               # noqa: E731
+    means, held = [], []
+    for path, fam, n in zip(paths, fams, (3, 2)):
+        cols = SolutionDatabase(path).load(None)
+        train, test = split_endgames(len(cols["game_id"]), 0, 0.2, 1)
+        means.append(np.mean([evaluate_policy(g, play(g, policy(river))).exploitability_pct_pot
+                              for g in (fam.game(cols, int(i)) for i in train[:n])]))
+        held.append(np.mean([evaluate_policy(g, play(g, policy(moved))).exploitability_pct_pot
+                             for g in (fam.game(cols, int(i)) for i in test)]))
+    assert res["log"][0] == pytest.approx(np.mean(means), rel=1e-9)
+    assert [h["pct_pot"] for h in res["held_out"]] == pytest.approx(held, rel=1e-9)
+    assert moved.cost.mean == pytest.approx(held[0], rel=1e-9)
