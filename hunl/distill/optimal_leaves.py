@@ -27,7 +27,7 @@ from numba import njit
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.decisions import DecisionContext, features_in, node_features
-from rulelearn.data.executors import ShardWorkers
+from rulelearn.data.executors import ShardWorkers, deal
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
@@ -448,7 +448,7 @@ class LeafWorkers:
         self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
         parts = [(model, games, w)] if local else [(model, [games[i] for i in part], w[part])
-                                                   for part in np.array_split(np.arange(len(games)), workers)]
+                                                   for part in deal(len(games), workers)]
         self._pool = ShardWorkers(_Shard, parts, local=local)
 
     def __enter__(self) -> LeafWorkers:

@@ -48,7 +48,7 @@ from hunl.distill.optimal_leaves import (
     node_groups,
 )
 from hunl.distill.quantities import feature_grid
-from rulelearn.data.executors import ShardWorkers
+from rulelearn.data.executors import ShardWorkers, deal
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
@@ -263,9 +263,8 @@ class SplitWorkers:
         w = check_game_weights(weights, len(games))
         self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
-        parts = [(card, fixed, games, w)] if local else [
-            (card, fixed, [games[i] for i in part], w[part])
-            for part in np.array_split(np.arange(len(games)), workers)]
+        parts = [(card, fixed, games, w)] if local else [(card, fixed, [games[i] for i in part], w[part])
+                                                         for part in deal(len(games), workers)]
         self._pool = ShardWorkers(_SplitShard, parts, local=local)
 
     def __enter__(self) -> SplitWorkers:
@@ -567,12 +566,13 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         games += [family.game(train, i) for i in range(n)]
         weights += [1.0 / n] * n                 # each database's endgames together weigh 1
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
-        rows.append(concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
-                                for chunk in _chunks(db, train["game_id"])))
+        rows.append((db, family, train["game_id"]))
     workers = job.workers or 1
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
                                               weights=weights)
-    rows = concat_rows(rows)
+    # the decision rows after the search, so this process holds them only while the workers are gone
+    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
+                       for db, family, ids in rows for chunk in _chunks(db, ids))
     Z, w = _design_of(rows.X, rows.facing, rows.street), rows.weight * rows.stake
     coverage = rule_coverage(moved, Z, w)
     mixes_log: list = []

@@ -36,9 +36,11 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
+
 from rulelearn.validation import check_int
 
-__all__ = ["DaskExecutor", "PoolExecutor", "SerialExecutor", "ShardWorkers", "import_distributed",
+__all__ = ["DaskExecutor", "PoolExecutor", "SerialExecutor", "ShardWorkers", "deal", "import_distributed",
            "limit_numba_threads", "make_executor", "watch_parent"]
 
 #: Seconds between two checks of a worker's parent (the fallback where the kernel does not signal its death).
@@ -369,6 +371,21 @@ def _serve(conn, factory: Callable, args: tuple, parent_pid: int) -> None:  # pr
             break
         conn.send(getattr(state, msg[0])(msg[1]))
     conn.close()
+
+
+def deal(n: int, workers: int) -> list[np.ndarray]:
+    """Positions ``0 .. n-1`` dealt round-robin into ``min(workers, n)`` parts (at least one): each part an int64
+    array, ``parts[k] = [k, k + w, k + 2w, ...]``, so work listed in blocks of unequal cost (e.g. river endgames,
+    then turn endgames) is shared evenly by :class:`ShardWorkers`.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``workers < 1``.
+    """
+    n, workers = check_int("n", n, 1), check_int("workers", workers, 1)
+    k = min(workers, n)
+    return [np.arange(i, n, k, dtype=np.int64) for i in range(k)]
 
 
 class ShardWorkers:

@@ -3,7 +3,10 @@ dies raises in the caller instead of leaving it waiting forever."""
 
 import importlib
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulelearn.data.executors import ShardWorkers
 
@@ -32,3 +35,24 @@ def test_a_worker_that_dies_while_starting_raises():
     # parent still held the last worker's end of its pipe)
     with pytest.raises(RuntimeError, match=r"worker process 1 of 2 died \(exit code 5"):
         ShardWorkers(exec, [("pass",), ("import os; os._exit(5)",)])
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(1, 200), workers=st.integers(1, 12))
+def test_deal_gives_every_position_once_round_robin(n, workers):
+    from rulelearn.data.executors import deal
+
+    parts = deal(n, workers)
+    assert len(parts) == min(n, workers) and all(p.size for p in parts)
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(n))
+    assert max(p.size for p in parts) - min(p.size for p in parts) <= 1
+    assert all(np.all(np.diff(p) == len(parts)) for p in parts)
+
+
+def test_deal_rejects_empty_work():
+    from rulelearn.data.executors import deal
+
+    with pytest.raises(ValueError, match="n must be"):
+        deal(0, 2)
+    with pytest.raises(ValueError, match="workers must be"):
+        deal(3, 0)
