@@ -27,7 +27,7 @@ from numba import njit
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.decisions import DecisionContext, features_in, node_features
-from rulelearn.data.executors import ShardWorkers, deal
+from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
@@ -383,7 +383,10 @@ class _Shard:
     def __init__(self, model, games, weights=None):
         self.games = list(games)
         self.weights = check_game_weights(weights, len(self.games))
-        self.flat = [_flatten(g, endgame_leaves(model, g)) for g in self.games]
+        self.flat = []
+        for g in self.games:
+            self.flat.append(_flatten(g, endgame_leaves(model, g)))
+            release_memory()                  # the endgame's features are gone: give their heap back
         self.keys = tuple(model.leaf_keys())
 
     def seen(self, shapes: dict) -> dict:

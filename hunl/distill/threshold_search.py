@@ -48,7 +48,7 @@ from hunl.distill.optimal_leaves import (
     node_groups,
 )
 from hunl.distill.quantities import feature_grid
-from rulelearn.data.executors import ShardWorkers, deal
+from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
@@ -198,10 +198,13 @@ class _SplitShard:
                                  class_routing(ctx.node_classes(int(n))), keys[k], where[k])
                      for k, n in enumerate(ctx.nodes)]
             self.flat.append(_flatten(g, nodes))
+            release_memory()                  # the endgame's features are gone: give their heap back
         self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         self.rows = np.concatenate([r for r, _ in moving]) if moving else np.zeros(0, dtype=np.int64)
         # column-major: a try scans the moved quantities' columns
         self.Z = np.asfortranarray(np.concatenate([z for _, z in moving]) if moving else np.zeros((0, len(cols))))
+        del moving, ids
+        release_memory()
 
     def _leaves(self, card: RuleCard) -> np.ndarray:
         ids = self.ids.copy()

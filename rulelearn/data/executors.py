@@ -41,7 +41,7 @@ import numpy as np
 from rulelearn.validation import check_int
 
 __all__ = ["DaskExecutor", "PoolExecutor", "SerialExecutor", "ShardWorkers", "deal", "import_distributed",
-           "limit_numba_threads", "make_executor", "watch_parent"]
+           "limit_numba_threads", "make_executor", "release_memory", "watch_parent"]
 
 #: Seconds between two checks of a worker's parent (the fallback where the kernel does not signal its death).
 PARENT_POLL_SECONDS = 0.5
@@ -371,6 +371,27 @@ def _serve(conn, factory: Callable, args: tuple, parent_pid: int) -> None:  # pr
             break
         conn.send(getattr(state, msg[0])(msg[1]))
     conn.close()
+
+
+def release_memory() -> None:
+    """Return freed heap memory to the operating system (``malloc_trim`` of glibc; nothing elsewhere).
+
+    A worker that builds large state from many short-lived arrays (features read endgame after endgame) keeps the
+    freed blocks in its heap; on glibc about as much again as it holds, enough for two such workers to run a
+    24 GB machine out of memory. Call it after each large temporary is dropped.
+    """
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:  # pragma: no cover - no C library to load
+        libc = None
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
 
 
 def deal(n: int, workers: int) -> list[np.ndarray]:
