@@ -1,6 +1,7 @@
 """A card's thresholds moved by their cost (hunl.distill.threshold_search): the moves keep the card's rules whole,
 the search's figures are the exact exploitability, and it never ends worse than it started."""
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -287,7 +288,6 @@ def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
     from hunl.distill.cards import StreetCards
     from hunl.distill.family import HoldemRiverFamily
     from hunl.distill.sampler import EndgameSampler
-    from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
     from rulelearn.data.database import SolutionDatabase
 
     fams = (HoldemRiverFamily(max_combos=30, iterations=40, target_pct_pot=2.0),
@@ -297,15 +297,18 @@ def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
         db = SolutionDatabase(tmp_path / f"db{k}")
         db.generate(fam, 6 - k, seed=k, workers=1, progress=False, family_params=fam.params())
         paths.append(str(tmp_path / f"db{k}"))
-    turn = ("turn", str(ROOT / "docs" / "cards" / "turn.json"))
-    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=tuple(paths), train=(3, 2),
-                       max_test=(1, 1), steps=1, sweeps=1, workers=1, out=str(tmp_path / "m.json"), name="t2",
-                       fixed_cards=(turn,))
-    res = run_threshold_search(job)
+    # through the command line: one figure per database
+    spec = importlib.util.spec_from_file_location("rule_cards_script", ROOT / "scripts" / "rule_cards.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["thresholds", "--card", str(ROOT / "docs" / "cards" / "river.json"), "--fixed-card", "turn",
+                        str(ROOT / "docs" / "cards" / "turn.json"), "--db", *paths, "--train", "3", "2",
+                        "--max-test", "1", "1", "--steps", "1", "--sweeps", "1", "--workers", "1",
+                        "--out", str(tmp_path / "m.json")]) == 0
     moved = RuleCard.from_dict(json.loads((tmp_path / "m.json").read_text()))
-    assert res["train_by_db"] == [3, 2] and res["n_train"] == 5
     meta = moved.meta["threshold_search"]
-    assert meta["db"] == paths and [h["db"] for h in meta["held_out"]] == paths
+    assert meta["train"] == [3, 2] and meta["db"] == paths and [h["db"] for h in meta["held_out"]] == paths
+    res = {"log": meta["train_pct_pot"], "held_out": meta["held_out"]}
     river, turn_card = _card("river"), _card("turn")
     policy = lambda c: StreetCards({5: c, 4: turn_card})               # noqa: E731
     means, held = [], []
