@@ -377,7 +377,13 @@ def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarr
     numpy.ndarray of float64, shape ``(n_rules,)``
         The weight of the rows a rule takes (first match) over the weight of the rows its section takes.
     """
-    per_rule = rule_weight(card, Z, weight)
+    return coverage_shares(card, rule_weight(card, Z, weight))
+
+
+def coverage_shares(card: RuleCard, per_rule) -> np.ndarray:
+    """``(n_rules,)``: each rule's weight (``per_rule``, e.g. :func:`rule_weight` summed over chunks of rows) over
+    the weight of its section's rules (0 in a section of no weight)."""
+    per_rule = np.asarray(per_rule, dtype=np.float64)
     out = np.zeros(card.n_rules)
     a = 0
     for sec in card.sections:
@@ -425,10 +431,23 @@ def with_strategies(card: RuleCard, table) -> RuleCard:
 def rule_classes(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``(n_rules, 4)`` bool: the classes the equilibrium plays (more than 1e-4 of the weight) in each rule's
     decisions among design rows ``Z`` with class strategies ``Y`` (a rule with no decision: all classes)."""
+    return classes_played(rule_class_weight(card, Z, Y, weight))
+
+
+def rule_class_weight(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``(n_rules, n_classes)``: the weight each rule's decisions among design rows ``Z`` give each class of their
+    strategies ``Y`` (additive over chunks of rows)."""
     idx = card.rule_index(Z, CARD_FEATURES)
     ok = idx >= 0
     sums = np.zeros((card.n_rules, np.asarray(Y).shape[1]))
     np.add.at(sums, idx[ok], np.asarray(Y, dtype=np.float64)[ok] * np.asarray(weight, dtype=np.float64)[ok, None])
+    return sums
+
+
+def classes_played(sums: np.ndarray) -> np.ndarray:
+    """``(n_rules, n_classes)`` bool from :func:`rule_class_weight`: the classes of more than 1e-4 of a rule's
+    weight (a rule of no weight: all classes)."""
+    sums = np.asarray(sums, dtype=np.float64)
     used = sums > 1e-4 * sums.sum(axis=1, keepdims=True)
     used[sums.sum(axis=1) <= 0] = True
     return used
@@ -545,7 +564,6 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     from hunl.distill.card_experiment import _chunks, split_endgames
     from hunl.distill.cards import card_ranges
     from hunl.distill.pipeline import rows_task, take
-    from hunl.distill.policy import concat_rows
     from hunl.distill.street_cards import load_cards
     from rulelearn.data.database import SolutionDatabase
 
@@ -573,11 +591,18 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     workers = job.workers or 1
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
                                               weights=weights)
-    # the decision rows after the search, so this process holds them only while the workers are gone
-    rows = concat_rows(rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
-                       for db, family, ids in rows for chunk in _chunks(db, ids))
-    Z, w = _design_of(rows.X, rows.facing, rows.street), rows.weight * rows.stake
-    coverage = rule_coverage(moved, Z, w)
+    # the training decisions (the equilibrium's) read chunk by chunk, after the search: each rule's weight and the
+    # classes its decisions play (the river decisions of 100 turn endgames alone are tens of millions of rows)
+    per_rule, class_weight = np.zeros(moved.n_rules), None
+    for db, family, ids in rows:
+        for chunk in _chunks(db, ids):
+            r = rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
+            Z, w = _design_of(r.X, r.facing, r.street), r.weight * r.stake
+            per_rule += rule_weight(moved, Z, w)
+            cw = rule_class_weight(moved, Z, r.Y, w)
+            class_weight = cw if class_weight is None else class_weight + cw
+            del r, Z, w
+    coverage = coverage_shares(moved, per_rule)
     mixes_log: list = []
     if job.mixes > 0:
         from hunl.distill.optimal_leaves import LeafWorkers
@@ -585,11 +610,11 @@ def run_threshold_search(job: ThresholdJob) -> dict:
 
         model = _model(moved, fixed)
         table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
-        used = rule_classes(moved, Z, rows.Y, w) | (table > 0)
+        used = classes_played(class_weight) | (table > 0)
         with LeafWorkers(model, games, workers, weights) as pool:
             table, mixes_log = plain_by_exploitability(
                 pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
-                order=np.argsort(-rule_weight(moved, Z, w), kind="stable"), progress=True)
+                order=np.argsort(-per_rule, kind="stable"), progress=True)
         moved = with_strategies(moved, table)
     moved = with_coverage(moved, coverage)
     tag = "thresholds moved by their cost"
