@@ -24,6 +24,11 @@ the sweep started from (a move changes which hands the card would have checked, 
 next sweep, which loads them again); the figures the search reports are exact at the start of each sweep, the card
 it returns is the one of the least of them, and the held-out measurement (``rule_cards.py streets``) is exact.
 
+A card that plays on several kinds of endgame -- a river card plays the rivers of river endgames and of turn
+endgames -- can be searched over several databases at once (``--db A B``, a fixed turn card beside it): each
+database's endgames together weigh as much as another's (``weights``), so the training figure is the mean of the
+databases' means, and the card's held-out cost is measured in each database.
+
 Each rule's coverage is counted again on the training endgames' decision rows (the equilibrium's decisions,
 weighted by probability times stake, as the card's tree was grown on; :func:`hunl.distill.pipeline.rows_task`).
 """
@@ -314,10 +319,10 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
         The card of the least exact figure of ``log`` (coverage as given: count it again with
         :func:`rule_coverage`).
     log : list of float
-        Mean training exploitability (NashConv / 2, % of the pot; weighted by ``weights``), exact: of the card as given, then of the card
-        after each sweep that moved a threshold (its features read again). With own ranges a sweep's moves are
-        chosen on the features of its starting card, so a sweep can end above its start: the card returned is
-        the one of the least of these figures.
+        Mean training exploitability (NashConv / 2, % of the pot; weighted by ``weights``), exact: of the card as
+        given, then of the card after each sweep that moved a threshold (its features read again). With own
+        ranges a sweep's moves are chosen on the features of its starting card, so a sweep can end above its
+        start: the card returned is the one of the least of these figures.
 
     Raises
     ------
@@ -559,7 +564,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     Raises
     ------
     ValueError
-        If ``train`` is below 1.
+        If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, or ``train`` is
+        below 1.
     """
     from hunl.distill.card_experiment import _chunks, split_endgames
     from hunl.distill.cards import card_ranges
