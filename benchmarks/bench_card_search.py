@@ -2,11 +2,12 @@
 """Seconds and memory of the searches over a finished card: reading the rule of every information set
 (:func:`hunl.distill.optimal_leaves.endgame_leaves`, the start of CFR-BR leaves, pruning and the plain-mix search)
 and one try of the threshold search (:class:`hunl.distill.threshold_search.SplitWorkers`: the rules read again
-from stored features and one best-response pass), per endgame.
+from stored designs where a moved threshold can change them, and one best-response pass), per endgame.
 
-The river card ``docs/cards/river-moved.json`` (own range) in random river endgames (sampler defaults) and the turn
+The river card ``docs/cards/river-moved.json`` (own range) in random river endgames (sampler defaults), the turn
 card ``docs/cards/turn-own-pruned-plain.json`` beside it in random turn endgames (``EndgameSampler.turn(
-max_combos=150)``), one process, one numba thread; the first endgame (compilation) is left out of the times.
+max_combos=150)``), and the river card moving beside the fixed turn card in the same turn endgames (the search over
+river and turn endgames); one process, one numba thread; the first endgame (compilation) is left out of the times.
 *Peak MiB*: the largest Python-tracked allocation (``tracemalloc``, numpy included) while reading one endgame's
 rules, which :func:`~hunl.distill.optimal_leaves.endgame_features` keeps to one chunk of nodes' features at a time.
 Writes the section ``bench_card_search`` of docs/BENCHMARKS.md unless ``--no-write``.
@@ -45,11 +46,13 @@ def run(games: int, turn_games: int, seed: int) -> dict:
     from hunl.distill.sampler import EndgameSampler
     from hunl.distill.threshold_search import SplitWorkers, card_splits, move_split, split_moves
 
-    river = _card("river-moved")
+    river, turn = _card("river-moved"), _card("turn-own-pruned-plain")
     out = {}
     for street, sampler, n, card, fixed in (("river", EndgameSampler(), games, river, None),
-                                            ("turn", EndgameSampler.turn(max_combos=150), turn_games,
-                                             _card("turn-own-pruned-plain"), {5: river})):
+                                            ("turn", EndgameSampler.turn(max_combos=150), turn_games, turn,
+                                             {5: river}),
+                                            ("turn, the river card moving", EndgameSampler.turn(max_combos=150),
+                                             turn_games, river, {4: turn})):
         if n < 1:
             continue
         model = CardPolicy(card) if fixed is None else CompositeCard(CardPolicy(card), fixed)
@@ -88,13 +91,15 @@ def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) ->
         f"`python benchmarks/bench_card_search.py --games {games} --turn-games {turn_games} --seed {seed}`: "
         "`hunl.distill.optimal_leaves.endgame_leaves` of the river card `river-moved` in random river endgames and "
         "of the turn card `turn-own-pruned-plain` beside it in random turn endgames (`EndgameSampler.turn("
-        "max_combos=150)`), and one try of `hunl.distill.threshold_search.SplitWorkers` (a moved threshold: the "
-        "rules read again from the stored features, one best-response pass) in the same endgames; one process, "
+        "max_combos=150)`; last row: the river card moving, the turn card fixed), and one try of "
+        "`hunl.distill.threshold_search.SplitWorkers` (a moved threshold: the rules read again from the stored "
+        "designs for the decisions between the old and the new threshold, one best-response pass) in the same "
+        "endgames; one process, "
         f"one numba thread, the first endgame left out. CPU: {cpu_model()}; load average {load[0]:.1f} at the "
         f"start, {load[1]:.1f} at the end.", "", *rows, "",
         "A try costs a fraction of reading the rules: the threshold search reads each endgame's features once per "
-        "sweep and then only re-reads the rules, which is what makes a sweep over 400 river endgames 2-3 minutes "
-        "on 2 processes.", END])
+        "sweep and then only re-reads the rules where a move can change them, which is what makes a sweep over 400 "
+        "river and 100 turn endgames 2-5 minutes on 2 processes.", END])
 
 
 def main(argv=None) -> int:

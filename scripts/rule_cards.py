@@ -151,6 +151,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--workers", type=int, default=None)
     th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json)")
     th.add_argument("--name", default="river-thresholds", help="block card-<name>-thresholds")
+    th.add_argument("--title", default=None, help="the written card's title (default: the card's, marked as moved)")
     th.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
     s = sub.add_parser("streets", help="rule cards played together, each street by its own card (docs/HUNL.md)")
     s.add_argument("--card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
@@ -237,7 +238,7 @@ def main(argv=None) -> int:
         res = run_threshold_search(ThresholdJob(
             card=a.card, db=tuple(a.db), seed=a.seed, train=a.train[0] if len(a.train) == 1 else tuple(a.train),
             max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
-            mixes=a.mixes, workers=a.workers, out=a.out, name=a.name, doc=a.doc, command=command,
+            mixes=a.mixes, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
         for h in res["held_out"]:
             print(f"held out: {h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}")

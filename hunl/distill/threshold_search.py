@@ -493,6 +493,8 @@ class ThresholdJob:
         The moved card's JSON.
     name : str
         Block ``card-<name>-thresholds`` of ``doc``.
+    title : str or None
+        The written card's title (default: the card's, with "thresholds moved by their cost" added).
     doc : str or None
     command : str
     """
@@ -510,6 +512,7 @@ class ThresholdJob:
     workers: int | None = None
     out: str = "docs/cards/river-thresholds.json"
     name: str = "river-thresholds"
+    title: str | None = None
     doc: str | None = None
     command: str = "python scripts/rule_cards.py thresholds"
 
@@ -624,7 +627,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         moved = with_strategies(moved, table)
     moved = with_coverage(moved, coverage)
     tag = "thresholds moved by their cost"
-    title = moved.title if tag in moved.title else (
+    title = job.title if job.title else moved.title if tag in moved.title else (
         moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
     costs = [(path, _held_out_cost(job, moved, fixed, family, held, path)) for path, family, held, _ in parts
              if held is not None]

@@ -304,9 +304,10 @@ def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
     assert script.main(["thresholds", "--card", str(ROOT / "docs" / "cards" / "river.json"), "--fixed-card", "turn",
                         str(ROOT / "docs" / "cards" / "turn.json"), "--db", *paths, "--train", "3", "2",
                         "--max-test", "1", "1", "--steps", "1", "--sweeps", "1", "--workers", "1",
-                        "--out", str(tmp_path / "m.json")]) == 0
+                        "--out", str(tmp_path / "m.json"), "--title", "A river card for every river"]) == 0
     moved = RuleCard.from_dict(json.loads((tmp_path / "m.json").read_text()))
     meta = moved.meta["threshold_search"]
+    assert moved.title == "A river card for every river"
     assert meta["train"] == [3, 2] and meta["db"] == paths and [h["db"] for h in meta["held_out"]] == paths
     res = {"log": meta["train_pct_pot"], "held_out": meta["held_out"]}
     river, turn_card = _card("river"), _card("turn")
