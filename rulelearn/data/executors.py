@@ -27,6 +27,7 @@ on every platform, polls its parent's pid from a daemon thread. A killed ``rulel
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -380,18 +381,26 @@ def release_memory() -> None:
     freed blocks in its heap; on glibc about as much again as it holds, enough for two such workers to run a
     24 GB machine out of memory. Call it after each large temporary is dropped.
     """
-    import ctypes
-    import ctypes.util
     import gc
 
     gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None (found once per process)."""
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name) if name else None
     except OSError:  # pragma: no cover - no C library to load
-        libc = None
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
+        return None
+    return getattr(libc, "malloc_trim", None)
 
 
 def deal(n: int, workers: int) -> list[np.ndarray]:
