@@ -447,7 +447,6 @@ class LeafWorkers:
             raise ValueError("games must hold at least one endgame")
         _leaf_ranges(model)
         w = check_game_weights(weights, len(games))
-        self.n_games = len(games)
         self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
         parts = [(model, games, w)] if local else [(model, [games[i] for i in part], w[part])

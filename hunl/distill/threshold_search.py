@@ -58,7 +58,7 @@ from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
-           "rule_classes", "rule_weight", "split_moves", "thresholds_by_exploitability",
+           "rule_weight", "split_moves", "thresholds_by_exploitability",
            "with_coverage", "with_strategies"]
 
 
@@ -361,9 +361,17 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
 
 def rule_weight(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``(n_rules,)``: the weight of the design rows ``Z`` each rule takes (first match)."""
-    idx = card.rule_index(Z, CARD_FEATURES)
+    return _by_rule(card.rule_index(Z, CARD_FEATURES), card.n_rules, weight)
+
+
+def _by_rule(idx: np.ndarray, n_rules: int, values) -> np.ndarray:
+    """``values`` (``(m,)`` or ``(m, k)``) summed by the rule each row reads (``idx``; -1: none), shape
+    ``(n_rules,)`` or ``(n_rules, k)``."""
     ok = idx >= 0
-    return np.bincount(idx[ok], weights=np.asarray(weight, dtype=np.float64)[ok], minlength=card.n_rules)
+    v = np.asarray(values, dtype=np.float64)
+    sums = np.zeros((n_rules,) + v.shape[1:])
+    np.add.at(sums, idx[ok], v[ok])
+    return sums
 
 
 def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -433,20 +441,11 @@ def with_strategies(card: RuleCard, table) -> RuleCard:
     return dataclasses.replace(card, sections=tuple(sections))
 
 
-def rule_classes(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``(n_rules, 4)`` bool: the classes the equilibrium plays (more than 1e-4 of the weight) in each rule's
-    decisions among design rows ``Z`` with class strategies ``Y`` (a rule with no decision: all classes)."""
-    return classes_played(rule_class_weight(card, Z, Y, weight))
-
-
 def rule_class_weight(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``(n_rules, n_classes)``: the weight each rule's decisions among design rows ``Z`` give each class of their
     strategies ``Y`` (additive over chunks of rows)."""
-    idx = card.rule_index(Z, CARD_FEATURES)
-    ok = idx >= 0
-    sums = np.zeros((card.n_rules, np.asarray(Y).shape[1]))
-    np.add.at(sums, idx[ok], np.asarray(Y, dtype=np.float64)[ok] * np.asarray(weight, dtype=np.float64)[ok, None])
-    return sums
+    return _by_rule(card.rule_index(Z, CARD_FEATURES), card.n_rules,
+                    np.asarray(Y, dtype=np.float64) * np.asarray(weight, dtype=np.float64)[:, None])
 
 
 def classes_played(sums: np.ndarray) -> np.ndarray:
@@ -585,7 +584,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     card = RuleCard.from_dict(json.loads(Path(job.card).read_text()))
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
     streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
-    games, weights, parts, rows = [], [], [], []
+    games, weights, parts, train_sets = [], [], [], []
     for path, n_train, n_test in zip(dbs, train_ns, max_tests):
         db = SolutionDatabase(path)
         family = db.family()
@@ -596,21 +595,22 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         games += [family.game(train, i) for i in range(n)]
         weights += [1.0 / n] * n                 # each database's endgames together weigh 1
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
-        rows.append((db, family, train["game_id"]))
+        train_sets.append((db, family, train["game_id"]))
     workers = job.workers or 1
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
                                               weights=weights)
     # the training decisions (the equilibrium's) read chunk by chunk, after the search: each rule's weight and the
     # classes its decisions play (the river decisions of 100 turn endgames alone are tens of millions of rows)
     per_rule, class_weight = np.zeros(moved.n_rules), None
-    for db, family, ids in rows:
+    for db, family, ids in train_sets:
         for chunk in _chunks(db, ids):
             r = rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
-            Z, w = _design_of(r.X, r.facing, r.street), r.weight * r.stake
-            per_rule += rule_weight(moved, Z, w)
-            cw = rule_class_weight(moved, Z, r.Y, w)
+            idx = moved.rule_index(_design_of(r.X, r.facing, r.street), CARD_FEATURES)
+            w = r.weight * r.stake
+            per_rule += _by_rule(idx, moved.n_rules, w)
+            cw = _by_rule(idx, moved.n_rules, np.asarray(r.Y, dtype=np.float64) * w[:, None])
             class_weight = cw if class_weight is None else class_weight + cw
-            del r, Z, w
+            del r, idx, w
     coverage = coverage_shares(moved, per_rule)
     mixes_log: list = []
     if job.mixes > 0:
