@@ -199,6 +199,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     f.add_argument("--ranges", choices=("start", "own"), default="start",
                    help="the flop card reads the ranges at the start of the flop, or your own range at the "
                         "decision (training rows under out/train/<k>_own.npz)")
+    f.add_argument("--pair-only", action="store_true",
+                   help="measure only the turn card (on the flop and turn) and the river card in the held-out "
+                        "endgames (with --splits also under the DCFR flop): no training, flop card or baselines")
     f.add_argument("--name", default="flop",
                    help="card name: docs/cards/<name>.json, figures <name>_card*.png, blocks card-<name>*")
     f.add_argument("--doc", default=None, help="write the blocks card-<name>* into this doc (docs/HUNL.md)")
@@ -267,7 +270,8 @@ def main(argv=None) -> int:
             max_combos=a.max_combos, target_pct_pot=a.target, sizes=tuple(a.sizes), card_rules=a.card_rules,
             card_leaves=a.card_leaves, leaf_sizes=tuple(a.leaf_sizes), leaf_endgames=a.leaf_endgames,
             leaf_iterations=a.leaf_iterations,
-            workers=a.workers, splits=a.splits, ranges=a.ranges, name=a.name, doc=a.doc, command=command))
+            workers=a.workers, splits=a.splits, ranges=a.ranges, pair_only=a.pair_only, name=a.name, doc=a.doc,
+            command=command))
         for name, v in res["policies"].items():
             print(f"{name}: {v['exploitability_pct_pot']:.2f}% of the pot (sd {v['sd']:.2f}), "
                   f"{v['exploitability_mbb']:,.0f} mbb/g, {res['n_test']} held-out flop endgames")

@@ -53,7 +53,7 @@ from rulelearn.data.executors import make_executor
 from rulelearn.data.shards import write_atomic
 from rulelearn.rules.cards import CardCost, RuleCard
 
-__all__ = ["FlopJob", "run_flop_cards", "train_task", "heldout_task", "flop_card_name", "flop_split_name",
+__all__ = ["FlopJob", "run_flop_cards", "write_pair_docs", "train_task", "heldout_task", "flop_card_name", "flop_split_name",
            "policy_digest"]
 
 PAIR = "turn card on the flop and turn, river card on the river"
@@ -125,6 +125,10 @@ class FlopJob:
         (:data:`hunl.distill.decisions.RANGE_MODES`). Not part of the run key: each mode's training rows are
         kept in their own files, and each held-out score names the cards it was measured with, so one
         directory holds runs of both modes.
+    pair_only : bool
+        Measure only the turn and river cards (the turn card on the flop; with ``splits`` also with the DCFR
+        solution on the flop): no training endgames, no flop card, no baselines. ``sizes``, ``card_rules`` and
+        ``samples`` are then unused; ``leaf_sizes`` must be empty.
     name : str
         Name of the printed card: ``<cards_dir>/<name>.json``, the figures ``<name>_card.png`` and
         ``<name>_card_frontier.png`` and the blocks of ``doc`` (default ``"flop"``).
@@ -151,6 +155,7 @@ class FlopJob:
     splits: bool = False
     doc: str | None = None
     ranges: str = "start"
+    pair_only: bool = False
     name: str = "flop"
     cards_dir: str = "docs/cards"
     figures: str = "docs/figures"
@@ -183,6 +188,9 @@ class FlopJob:
             if not 1 <= self.leaf_endgames <= self.n_train:
                 raise ValueError(f"leaf_endgames must be in [1, n_train={self.n_train}] with leaf_sizes, got "
                                  f"{self.leaf_endgames!r}")
+        if self.pair_only and self.leaf_sizes:
+            raise ValueError(f"leaf_sizes must be empty with pair_only (no flop card is learned), got "
+                             f"{self.leaf_sizes!r}")
         if self.ranges not in CARD_RANGES:
             raise ValueError(f"ranges must be one of {CARD_RANGES}, got {self.ranges!r}")
         if not isinstance(self.name, str) or not self.name or "/" in self.name:
@@ -384,37 +392,9 @@ def run_flop_cards(job: FlopJob) -> dict:
     key_path.write_text(json.dumps(key))
     sampler = job.sampler()
     turn, river = _load_card(job.turn_card), _load_card(job.river_card)
-
-    # 1. training endgames
-    train_ids = job.train_ids()
-    suffix = "" if job.ranges == "start" else f"_{job.ranges}"     # the rows of each range mode in their own files
-    todo = [k for k in train_ids if not (out / "train" / f"{k}{suffix}.npz").exists()]
-    tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}{suffix}.npz"),
-              job.ranges) for k in todo]
-    with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
-            tqdm(total=job.n_train, initial=job.n_train - len(todo), unit="endgame", desc="flop: train") as bar:
-        for _ in ex.imap_unordered(train_task, tasks):
-            bar.update(1)
-    parts, dcfr_train = [], []
-    for k in train_ids:
-        with np.load(out / "train" / f"{k}{suffix}.npz") as z:
-            parts.append(DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__)))
-            dcfr_train.append(float(z["dcfr_pct_pot"]))
-    rows = concat_rows(parts)
-
-    # 2. flop cards
-    config = CardConfig(max_leaves=max(tuple(job.sizes) + tuple(job.leaf_sizes)), n_samples=job.samples)
-    tree, Z, Y = grow_card_tree(rows, config)
-    cards, logs = {}, {}
-    for n in job.sizes:
-        card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0, ranges=job.ranges,
-                              title=f"HUNL flop rule card, {n} rules")
-        cards[(int(n), False)] = card
-    for n in job.leaf_sizes:
-        cards[(int(n), True)], logs[int(n)] = _optimised_card(job, int(n), tree, Z, Y, config, train_ids, turn,
-                                                              river)
+    rows, dcfr_train, cards, logs = (None, [], {}, {}) if job.pair_only else _train_and_fit(job, turn, river)
     # 3. held-out endgames
-    choosers = dict(BASELINES)
+    choosers = {} if job.pair_only else dict(BASELINES)
     choosers[PAIR] = StreetCards({4: turn, 5: river})
     for (n, opt), card in cards.items():
         choosers[flop_card_name(n, opt)] = StreetCards({3: card, 4: turn, 5: river})
@@ -445,11 +425,11 @@ def run_flop_cards(job: FlopJob) -> dict:
             bar.update(1)
     recs = [json.loads((out / "test" / f"{k}.json").read_text()) for k in ids]
     result = {"n_train": job.n_train, "n_test": job.n_test, "test_ids": [ids.start, ids.stop - 1],
-              "train_rows": int(rows.street.size),
-              "dcfr_train_pct_pot": float(np.mean(dcfr_train)),
               "dcfr_test_pct_pot": float(np.mean([r["dcfr_pct_pot"] for r in recs])),
               "nodes": recs[0]["nodes"], "policies": {}, "command": job.command,
-              "turn_card": job.turn_card, "river_card": job.river_card}
+              "turn_card": job.turn_card, "river_card": job.river_card, "pair_only": job.pair_only}
+    if rows is not None:
+        result.update(train_rows=int(rows.street.size), dcfr_train_pct_pot=float(np.mean(dcfr_train)))
     for name in choosers:
         x = np.array([r["policies"][name]["exploitability_pct_pot"] for r in recs])
         result["policies"][name] = {
@@ -457,6 +437,12 @@ def run_flop_cards(job: FlopJob) -> dict:
             "exploitability_mbb": float(np.mean([r["policies"][name]["exploitability_mbb"] for r in recs])),
             "ev_pct_pot": float(np.mean([r["policies"][name]["ev_pct_pot"] for r in recs]))}
     result["cards"] = {}
+    if job.pair_only:
+        result["seconds"] = time.perf_counter() - t0
+        (out / "pair.json").write_text(json.dumps(result, indent=1))
+        if job.doc:
+            write_pair_docs(job, result)
+        return result
     for (n, opt), card in cards.items():
         name = flop_card_name(n, opt)
         s = result["policies"][name]
@@ -480,6 +466,45 @@ def run_flop_cards(job: FlopJob) -> dict:
     if job.doc:
         write_flop_docs(job, result, card)
     return result
+
+
+def _train_and_fit(job: FlopJob, turn: RuleCard, river: RuleCard):
+    """Steps 1 and 2 of :func:`run_flop_cards`: solve the training endgames (resumable), grow the flop card tree
+    and fit the flop cards. Returns ``(rows, dcfr_train, cards, logs)``: the training rows
+    (:class:`hunl.distill.decisions.DecisionRows`), each training endgame's DCFR exploitability (% of the pot),
+    the cards by ``(n_rules, optimised)`` and the optimisation logs by ``n_rules``."""
+    from tqdm.auto import tqdm
+
+    out, sampler = Path(job.out), job.sampler()
+    # 1. training endgames
+    train_ids = job.train_ids()
+    suffix = "" if job.ranges == "start" else f"_{job.ranges}"     # the rows of each range mode in their own files
+    todo = [k for k in train_ids if not (out / "train" / f"{k}{suffix}.npz").exists()]
+    tasks = [(sampler, job.seed, k, job.target_pct_pot, job.iterations, str(out / "train" / f"{k}{suffix}.npz"),
+              job.ranges) for k in todo]
+    with make_executor(job.workers, None, n_tasks=max(len(tasks), 1)) as ex, \
+            tqdm(total=job.n_train, initial=job.n_train - len(todo), unit="endgame", desc="flop: train") as bar:
+        for _ in ex.imap_unordered(train_task, tasks):
+            bar.update(1)
+    parts, dcfr_train = [], []
+    for k in train_ids:
+        with np.load(out / "train" / f"{k}{suffix}.npz") as z:
+            parts.append(DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__)))
+            dcfr_train.append(float(z["dcfr_pct_pot"]))
+    rows = concat_rows(parts)
+
+    # 2. flop cards
+    config = CardConfig(max_leaves=max(tuple(job.sizes) + tuple(job.leaf_sizes)), n_samples=job.samples)
+    tree, Z, Y = grow_card_tree(rows, config)
+    cards, logs = {}, {}
+    for n in job.sizes:
+        card, _, _ = fit_card(tree, int(n), Z, Y, (), config, iterations=0, ranges=job.ranges,
+                              title=f"HUNL flop rule card, {n} rules")
+        cards[(int(n), False)] = card
+    for n in job.leaf_sizes:
+        cards[(int(n), True)], logs[int(n)] = _optimised_card(job, int(n), tree, Z, Y, config, train_ids, turn,
+                                                              river)
+    return rows, dcfr_train, cards, logs
 
 
 def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: RuleCard, river: RuleCard):
@@ -536,6 +561,37 @@ def _ids(result: dict) -> str:
     return f"endgames {first}-{last} of the stream"
 
 
+def _policy_rows(result: dict) -> tuple:
+    """The doc table of ``result``'s policies: ``(header, rows)``."""
+    rows = []
+    for name, s in result["policies"].items():
+        c = result["cards"].get(name)
+        rules = f"{c['n_rules']} ({c['n_conditions']} conditions)" if c else ""
+        rows.append((name, rules, f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}",
+                     f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}"))
+    header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
+    return header, rows
+
+
+def _measured(job: FlopJob, result: dict) -> str:
+    return (f"`{job.command}` (this run: {result['seconds'] / 60:.0f} min on this machine; endgames already "
+            f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
+            f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to "
+            f"{result['dcfr_test_pct_pot']:.2f}% of the pot on average")
+
+
+def write_pair_docs(job: FlopJob, result: dict) -> None:
+    """The block ``card-<name>`` of ``job.doc`` for a ``pair_only`` run: the turn and river cards' held-out
+    scores in the flop endgames (no flop card, no baselines)."""
+    from rulelearn.report.docblocks import markdown_table, write_blocks
+
+    header, rows = _policy_rows(result)
+    text = (_measured(job, result) + f"; turn card `{result['turn_card']}` (on the flop and turn), river card "
+            f"`{result['river_card']}`; no flop card and no baselines (they do not depend on the cards).\n\n"
+            + markdown_table((header[:1] + header[2:], [r[:1] + r[2:] for r in rows]), right=header[2:]))
+    write_blocks(job.doc, {f"card-{job.name}": text}, title="# HUNL\n")
+
+
 def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards_dir>/<name>.json``), its one-page figure (``<figures>/<name>_card.png``), the
     frontier figure (``<figures>/<name>_card_frontier.png``) and the blocks ``card-<name>`` and
@@ -547,17 +603,8 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     (Path(job.cards_dir) / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
     card_figure(card, Path(job.figures) / f"{job.name}_card.png", game=example_flop())
     flop_frontier_plot(result, Path(job.figures) / f"{job.name}_card_frontier.png")
-    rows = []
-    for name, s in result["policies"].items():
-        c = result["cards"].get(name)
-        rules = f"{c['n_rules']} ({c['n_conditions']} conditions)" if c else ""
-        rows.append((name, rules, f"{s['exploitability_pct_pot']:.2f} ± {s['sd']:.2f}",
-                     f"{s['exploitability_mbb']:,.0f}", f"{s['ev_pct_pot']:.2f}"))
-    header = ["policy", "flop rules", "held-out exploitability, % pot (mean ± sd)", "mbb/g", "EV vs DCFR, % pot"]
-    text = (f"`{job.command}` (this run: {result['seconds'] / 60:.0f} min on this machine; endgames already "
-            f"solved and scored under `{job.out}` are read, not redone). {result['n_test']} held-out flop endgames "
-            f"({_ids(result)}, {result['nodes']:,} public nodes each), solved by DCFR to "
-            f"{result['dcfr_test_pct_pot']:.2f}% of the pot on average; flop cards learned from the {result['train_rows']:,} flop decisions of "
+    header, rows = _policy_rows(result)
+    text = (_measured(job, result) + f"; flop cards learned from the {result['train_rows']:,} flop decisions of "
             f"{result['n_train']} training endgames (DCFR at {result['dcfr_train_pct_pot']:.2f}%)"
             + (f", the optimised cards' strategies by CFR-BR over the first {job.leaf_endgames} of them for "
                f"{job.leaf_iterations} iterations" if job.leaf_sizes else "") + "; turn card "

@@ -81,6 +81,28 @@ def test_a_killed_run_resumes_without_redoing_finished_work(run, tmp_path):
     assert again["policies"][PAIR] == res["policies"][PAIR]
 
 
+def test_pair_only_measures_the_turn_and_river_cards_alone(run, tmp_path):
+    """pair_only solves no training endgame, plays only the turn and river cards (and, with splits, them under the
+    DCFR flop) and scores them as the full run did in the same held-out endgame; a full run can then share the
+    directory and reads those scores instead of playing them again."""
+    job, res = run
+    out = tmp_path / "pair"
+    doc = tmp_path / "HUNL.md"
+    pair = run_flop_cards(_job(tmp_path, out=str(out), pair_only=True, splits=True, doc=str(doc), name="pair"))
+    assert set(pair["policies"]) == {PAIR, PAIR_SPLIT} and pair["cards"] == {} and pair["pair_only"]
+    assert not any((out / "train").iterdir())                      # no training endgame solved
+    assert not (out / "card.json").exists() and (out / "pair.json").exists()
+    assert pair["policies"][PAIR]["exploitability_pct_pot"] == pytest.approx(
+        res["policies"][PAIR]["exploitability_pct_pot"], rel=1e-9)
+    text = doc.read_text()
+    assert "<!--block:card-pair-->" in text and PAIR_SPLIT in text and "uniform random" not in text
+    scored = json.loads((out / "test" / "1.json").read_text())["policies"]
+    full = run_flop_cards(_job(tmp_path, out=str(out)))
+    after = json.loads((out / "test" / "1.json").read_text())["policies"]
+    assert after[PAIR] == scored[PAIR]                              # read, not played again
+    assert set(full["policies"]) == set(res["policies"])
+
+
 @pytest.mark.slow
 def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_path):
     """--splits plays only the two new policies (the others are read), and the turn and river cards with the
@@ -297,6 +319,8 @@ def test_other_settings_in_the_same_directory_are_refused(run):
 
 
 @pytest.mark.parametrize("bad, match", [({"n_train": 0}, "n_train"), ({"sizes": ()}, "sizes"),
+                                        ({"pair_only": True, "leaf_sizes": (3,), "leaf_endgames": 1,
+                                          "leaf_iterations": 1}, "leaf_sizes must be empty with pair_only"),
                                         ({"card_rules": 7}, "card_rules"), ({"target_pct_pot": 0}, "target"),
                                         ({"leaf_sizes": (3,), "leaf_endgames": 1}, "leaf_iterations"),
                                         ({"leaf_sizes": (3,), "leaf_iterations": 2}, "leaf_endgames"),
