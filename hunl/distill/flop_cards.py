@@ -373,7 +373,8 @@ def plays_below_flop(name: str) -> bool:
 
 
 def run_flop_cards(job: FlopJob) -> dict:
-    """Run ``job`` (see the module docstring); returns the summary written to ``out/flop.json``."""
+    """Run ``job`` (see the module docstring); returns the summary written to ``out/flop.json`` (with
+    ``pair_only``, to ``out/pair.json``, without training figures or cards)."""
     from tqdm.auto import tqdm
 
     t0 = time.perf_counter()
