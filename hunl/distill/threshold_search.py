@@ -368,10 +368,10 @@ def _by_rule(idx: np.ndarray, n_rules: int, values) -> np.ndarray:
     """``values`` (``(m,)`` or ``(m, k)``) summed by the rule each row reads (``idx``; -1: none), shape
     ``(n_rules,)`` or ``(n_rules, k)``."""
     ok = idx >= 0
-    v = np.asarray(values, dtype=np.float64)
-    sums = np.zeros((n_rules,) + v.shape[1:])
-    np.add.at(sums, idx[ok], v[ok])
-    return sums
+    v = np.asarray(values, dtype=np.float64)[ok]
+    if v.ndim == 1:
+        return np.bincount(idx[ok], weights=v, minlength=n_rules)
+    return np.stack([np.bincount(idx[ok], weights=col, minlength=n_rules) for col in v.T], axis=1)
 
 
 def rule_coverage(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
