@@ -260,11 +260,19 @@ def _npz_bytes(arrays: dict) -> bytes:
     return b.getvalue()
 
 
-def _card_rules(card: RuleCard) -> dict:
-    """What a card plays by: its sections (rules and strategies), quantities and meta (streets), not its title,
-    notes or printed cost."""
+PLAY_META = ("streets", "ranges")
+"""The keys of a card's ``meta`` that change what it plays (the streets it plays, the ranges its quantities read);
+the others (``leaf_order``, ``leaf_nodes``, ``threshold_search``, ...) record how it was made."""
+
+
+def _card_rules(card: RuleCard, legacy: bool = False) -> dict:
+    """What a card plays by: its sections (rules and strategies), quantities and the keys of its meta that change
+    its play (:data:`PLAY_META`), not its title, notes, printed cost or the meta that records how it was made.
+    ``legacy``: all of its meta, as the records and fitted flop cards of runs before 2026-11-28 were keyed (read
+    only to keep them valid)."""
     d = card.to_dict()
-    return {k: d[k] for k in ("sections", "quantities", "meta")}
+    meta = d["meta"] if legacy else {k: v for k, v in d["meta"].items() if k in PLAY_META}
+    return {"sections": d["sections"], "quantities": d["quantities"], "meta": meta}
 
 
 def _sha(obj) -> str:
@@ -279,13 +287,15 @@ def cards_digest(turn: RuleCard, river: RuleCard) -> str:
                  for street, card in (("turn", turn), ("river", river))})
 
 
-def policy_digest(chooser) -> str | None:
+def policy_digest(chooser, legacy: bool = False) -> str | None:
     """A digest of the cards a policy plays: the rules and strategies of each card of a
-    :class:`~hunl.distill.cards.StreetCards` by street (not their titles, notes or printed cost), and for an
-    :class:`~hunl.distill.policy.OnStreets` also the streets it plays; ``None`` for a policy that plays no card (the
-    baselines). A held-out score stores it, and is measured again when the policy of that name plays other cards."""
+    :class:`~hunl.distill.cards.StreetCards` by street (not their titles, notes, printed cost or the meta that
+    records how they were made: :func:`_card_rules`), and for an :class:`~hunl.distill.policy.OnStreets` also the
+    streets it plays; ``None`` for a policy that plays no card (the baselines). A held-out score stores it, and is
+    measured again when the policy of that name plays other cards. ``legacy``: the digest of runs before
+    2026-11-28, over all of each card's meta (a score stored under it is kept and stamped with the new one)."""
     if isinstance(chooser, OnStreets):
-        inner = policy_digest(chooser.chooser)
+        inner = policy_digest(chooser.chooser, legacy)
         if inner is None:
             return None
         key = {"on_streets": list(chooser.streets), "cards": inner}
@@ -293,8 +303,21 @@ def policy_digest(chooser) -> str | None:
             key["facing"] = chooser.facing
         return _sha(key)
     if isinstance(chooser, StreetCards):
-        return _sha({str(st): _card_rules(card) for st, card in chooser.cards.items()})
+        return _sha({str(st): _card_rules(card, legacy) for st, card in chooser.cards.items()})
     return None
+
+
+def _restamp(rec: dict, digests: dict, legacy: dict) -> bool:
+    """Stamp the scores stored under a policy's legacy digest (``legacy[name]``, :func:`policy_digest` with
+    ``legacy=True``) with its current one (``digests[name]``): the same cards, keyed without their provenance.
+    Returns whether any score changed."""
+    changed = False
+    for name, score in rec["policies"].items():
+        if name in digests and digests[name] is not None and score.get("cards") == legacy[name] \
+                and legacy[name] != digests[name]:
+            score["cards"] = digests[name]
+            changed = True
+    return changed
 
 
 def _carry_over(rec: dict, digests: dict, legacy: str) -> None:
@@ -408,6 +431,7 @@ def run_flop_cards(job: FlopJob) -> dict:
         choosers[PAIR_SPLIT] = OnStreets(choosers[PAIR], (4, 5), PAIR_SPLIT)
     legacy = cards_digest(turn, river)
     digests = {name: policy_digest(c) for name, c in choosers.items()}
+    old_digests = {name: policy_digest(c, legacy=True) for name, c in choosers.items()}
     ids = job.test_ids()
     tasks = []
     for k in ids:
@@ -415,6 +439,8 @@ def run_flop_cards(job: FlopJob) -> dict:
         rec = json.loads(path.read_text()) if path.exists() else {"policies": {}}
         if "cards" in rec:
             _carry_over(rec, digests, legacy)
+            write_atomic(path, json.dumps(rec).encode())
+        elif _restamp(rec, digests, old_digests):
             write_atomic(path, json.dumps(rec).encode())
         missing = {n: c for n, c in choosers.items()
                    if n not in rec["policies"] or rec["policies"][n].get("cards") != digests[n]}
@@ -518,8 +544,11 @@ def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: R
            "turn": _card_rules(turn), "river": _card_rules(river)}
     if job.ranges != "start":                 # absent on starting ranges: the cards of earlier runs stay valid
         key["ranges"] = job.ranges
-    tag = _sha(key)
-    path = Path(job.out) / "cards" / f"flop-{n}-optimised-{tag}.json"
+    path = Path(job.out) / "cards" / f"flop-{n}-optimised-{_sha(key)}.json"
+    if not path.exists():                     # fitted by a run before 2026-11-28: keyed by the cards' whole meta
+        old = Path(job.out) / "cards" / f"flop-{n}-optimised-" \
+            f"{_sha(dict(key, turn=_card_rules(turn, True), river=_card_rules(river, True)))}.json"
+        path = old if old.exists() else path
     if path.exists():
         d = json.loads(path.read_text())
         return RuleCard.from_dict(d["card"]), d["log"]

@@ -103,6 +103,65 @@ def test_pair_only_measures_the_turn_and_river_cards_alone(run, tmp_path):
     assert set(full["policies"]) == set(res["policies"])
 
 
+def _with_meta(card: RuleCard, **meta) -> RuleCard:
+    return RuleCard.from_dict(dict(card.to_dict(), meta=dict(card.meta, **meta)))
+
+
+def test_a_policy_digest_reads_what_the_cards_play_not_how_they_were_made(run):
+    """Provenance in a card's meta (``threshold_search``, ``leaf_order``) leaves the digest alone; the streets, the
+    ranges and the rules change it; the legacy digest (all of the meta) differs once provenance is added."""
+    from hunl.distill.flop_cards import PLAY_META, policy_digest
+
+    job, _ = run
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    base = policy_digest(StreetCards({4: turn, 5: river}))
+    moved = _with_meta(turn, threshold_search={"from": "/abs/elsewhere.json"}, leaf_order=[0])
+    assert policy_digest(StreetCards({4: moved, 5: river})) == base
+    assert policy_digest(StreetCards({4: moved, 5: river}), legacy=True) != \
+        policy_digest(StreetCards({4: turn, 5: river}), legacy=True)
+    assert set(PLAY_META) == {"streets", "ranges"}
+    other = "own" if turn.meta.get("ranges", "start") == "start" else "start"
+    assert policy_digest(StreetCards({4: _with_meta(turn, ranges=other), 5: river})) != base
+    assert policy_digest(StreetCards({4: turn, 5: turn})) != base
+    rules = turn.to_dict()
+    rules["sections"][0]["rules"] = rules["sections"][0]["rules"][::-1]
+    if rules != turn.to_dict():
+        assert policy_digest(StreetCards({4: RuleCard.from_dict(rules), 5: river})) != base
+
+
+def test_a_card_rewritten_with_other_provenance_is_not_measured_again(run, tmp_path):
+    """The same rules under another ``meta.threshold_search``: the scores are read, not played again; a score
+    stored under the legacy digest (all of the meta) is kept and stamped with the current digest."""
+    from hunl.distill.flop_cards import policy_digest
+
+    job, _ = run
+    out = tmp_path / "pair"
+    first = run_flop_cards(_job(tmp_path, out=str(out), pair_only=True))
+    path = out / "test" / "1.json"
+    rec = json.loads(path.read_text())
+    turn = RuleCard.from_dict(json.loads(open(job.turn_card).read()))
+    river = RuleCard.from_dict(json.loads(open(job.river_card).read()))
+    moved = _with_meta(turn, threshold_search={"from": str(tmp_path / "somewhere.json"), "train": 3})
+    moved_path = tmp_path / "turn-moved.json"
+    moved_path.write_text(json.dumps(moved.to_dict()))
+    again = run_flop_cards(_job(tmp_path, out=str(out), pair_only=True, turn_card=str(moved_path)))
+    assert json.loads(path.read_text()) == rec                      # nothing played again
+    assert again["policies"] == first["policies"]
+    legacy = policy_digest(StreetCards({4: moved, 5: river}), legacy=True)
+    assert legacy != rec["policies"][PAIR]["cards"]
+    rec["policies"][PAIR]["cards"] = legacy                        # as a run before the fix stamped it
+    path.write_text(json.dumps(rec))
+    run_flop_cards(_job(tmp_path, out=str(out), pair_only=True, turn_card=str(moved_path)))
+    back = json.loads(path.read_text())
+    assert back["seconds"] == rec["seconds"]                        # read, not solved again
+    assert back["policies"][PAIR]["cards"] == policy_digest(StreetCards({4: turn, 5: river}))
+    rec["policies"][PAIR]["cards"] = "0" * 16                      # measured with other cards
+    path.write_text(json.dumps(rec))
+    run_flop_cards(_job(tmp_path, out=str(out), pair_only=True, turn_card=str(moved_path)))
+    assert json.loads(path.read_text())["seconds"] != rec["seconds"]
+
+
 @pytest.mark.slow
 def test_splits_add_the_cards_with_the_solution_on_the_other_streets(run, tmp_path):
     """--splits plays only the two new policies (the others are read), and the turn and river cards with the
