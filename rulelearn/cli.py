@@ -2,7 +2,8 @@
 and the commands of the game packages registered in :data:`COMMANDS` (``rulelearn pushfold``).
 
 ``rulelearn rules --card river`` prints a rule card written by ``scripts/rule_cards.py`` (:data:`CARD_FILES`);
-``rulelearn rules --card`` prints the cards of docs/HUNL.md's summary table (:data:`HEADLINE_CARDS`)."""
+``rulelearn rules --card`` prints the cards of docs/HUNL.md's summary table (:data:`HEADLINE_CARDS`);
+``--out DIR`` also writes each as Markdown and (hold'em cards) as a one-page figure."""
 
 from __future__ import annotations
 
@@ -65,7 +66,9 @@ def cmd_rules(args) -> int:
         If a card named in ``args.card`` does not exist.
     """
     if args.card is not None:
-        return _print_cards(args.card, args.markdown)
+        return _print_cards(args.card, args.markdown, args.out)
+    if args.out is not None:
+        raise ValueError("--out: writes rule cards, so it needs --card")
     from rulelearn.data.database import SolutionDatabase
     from rulelearn.data.splits import SolvedGames
     from rulelearn.features.representations import Representation
@@ -129,16 +132,34 @@ def _card_path(name: str):
                             "write one with scripts/rule_cards.py)")
 
 
-def _print_cards(names, markdown: bool) -> int:
+def _print_cards(names, markdown: bool, out=None) -> int:
+    """Print the cards ``names`` (default :data:`HEADLINE_CARDS`); with ``out``, also write each as
+    ``<out>/<name>.md`` and, for a hold'em card, its one-page figure ``<out>/<name>_card.png``
+    (:func:`hunl.distill.card_figure.card_figure`: the rules beside 13x13 grids of the hands each rule covers on an
+    example board; the bet game's card has no hand grid)."""
     import json
 
     from rulelearn.rules.cards import RuleCard
 
     if not names:
         print(HEADLINE_NOTE + "\n")
+    written = []
     for name in names or HEADLINE_CARDS:
-        card = RuleCard.from_dict(json.loads(_card_path(name).read_text()))
+        path = _card_path(name)
+        card = RuleCard.from_dict(json.loads(path.read_text()))
         print(card.to_markdown() if markdown else card.to_text())
+        if out is not None:
+            stem = name if name in CARD_FILES else path.stem
+            Path(out).mkdir(parents=True, exist_ok=True)
+            (Path(out) / f"{stem}.md").write_text(card.to_markdown())
+            written.append(Path(out) / f"{stem}.md")
+            if card.meta.get("streets"):
+                from hunl.distill.card_figure import card_figure, example_for
+
+                card_figure(card, Path(out) / f"{stem}_card.png", game=example_for(card))
+                written.append(Path(out) / f"{stem}_card.png")
+    if written:
+        print("wrote " + ", ".join(map(str, written)))
     return 0
 
 
@@ -176,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"print rule cards instead: {', '.join(CARD_FILES)} (any docs/cards/<name>.json) or a "
                             f"card JSON file; with no name, the cards of the summary table: {', '.join(HEADLINE_CARDS)}")
     rules.add_argument("--markdown", action="store_true", help="with --card: print Markdown")
+    rules.add_argument("--out", default=None, metavar="DIR",
+                       help="with --card: also write each card as DIR/<name>.md and, for a hold'em card, its one-page "
+                            "figure DIR/<name>_card.png (rules beside 13x13 grids of the hands each covers)")
     rules.set_defaults(func=cmd_rules)
     for name, (module, text) in COMMANDS.items():
         cmd = sub.add_parser(name, help=text)

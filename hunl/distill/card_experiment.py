@@ -478,7 +478,7 @@ def _load_tree(path: Path):
 def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards>/<name>.json``), its figures and the blocks ``card-<name>``,
     ``card-<name>-frontier`` (and ``card-<name>-libratus``) of ``job.doc``."""
-    from hunl.distill.card_figure import card_figure
+    from hunl.distill.card_figure import card_figure, example_for
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     figures, cards = Path(job.figures), Path(job.cards)
@@ -486,7 +486,7 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
     cards.mkdir(parents=True, exist_ok=True)
     (cards / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
     frontier_plot(result, figures / f"{job.name}_card_frontier.png", job.title)
-    card_figure(card, figures / f"{job.name}_card.png", game=_example(card))
+    card_figure(card, figures / f"{job.name}_card.png", game=example_for(card))
     rows = [(r["n_rules"], r["n_conditions"], f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}",
              f"{r['exploitability_mbb']:,.0f}", f"{r['train_pct_pot']:.2f}", f"{r['ev_pct_pot']:.2f}")
             for r in sorted(result["frontier"], key=lambda r: r["n_rules"])]
@@ -531,17 +531,6 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
                 f"Libratus endgames it is at most {worst:.2f}%, {worst / printed['exploitability_pct_pot']:.1f} "
                 "times that.")
     write_blocks(job.doc, blocks, title="# HUNL\n")
-
-
-def _example(card: RuleCard):
-    """The figure's example endgame: the river spot, or a turn spot for a card with turn sections."""
-    from hunl.distill.card_figure import EXAMPLE_SPOT, example_game
-
-    if 4 in card.meta.get("streets", ()):
-        spot = dict(EXAMPLE_SPOT, board="Ks7d2c4h", ranges=["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo",
-                                                            "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"])
-        return example_game(spot)
-    return example_game()
 
 
 def _notes(ranges: str = "start") -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
 
-__all__ = ["EXAMPLE_SPOT", "card_figure", "example_game"]
+__all__ = ["EXAMPLE_SPOT", "card_figure", "example_for", "example_game"]
 
 #: The example endgame of the figure: a dry river board, wide ranges, pot 100, 4 pots behind, the training
 #: tree's sizes (half pot, pot, all-in).
@@ -38,6 +38,36 @@ def example_game(spot: dict | None = None) -> HoldemEndgame:
     s = EXAMPLE_SPOT if spot is None else spot
     return HoldemEndgame(s["board"], s["ranges"], pot=s["pot"], stack=s["stack"], bet_sizes=s["bet_sizes"],
                          raise_cap=s["raise_cap"])
+
+
+#: The turn and flop examples' ranges (narrower than the river's: the hands that reach the turn or flop endgames).
+_EARLY_RANGES = ["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo", "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"]
+
+
+def example_for(card: RuleCard) -> HoldemEndgame:
+    """The example endgame of ``card``'s figure, on the first street it plays (``card.meta["streets"]``): the
+    river spot :data:`EXAMPLE_SPOT`; for a turn card the same board without the river (Ks7d2c4h) and narrower
+    ranges; for a flop card the flop Ks7d2c with those ranges and the flop endgames' bet sizes
+    (:meth:`hunl.distill.sampler.EndgameSampler.flop`).
+
+    Raises
+    ------
+    ValueError
+        If the card names no street of hold'em (e.g. the bet game's card).
+    """
+    streets = card.meta.get("streets")
+    if not streets or not set(int(s) for s in streets) <= {3, 4, 5}:
+        raise ValueError(f"card {card.title!r}: meta['streets'] must name hold'em streets 3-5 (flop, turn, river) "
+                         f"for a one-page hand-grid figure, got {streets!r}")
+    first = min(int(s) for s in streets)
+    if first == 5:
+        return example_game()
+    if first == 4:
+        return example_game(dict(EXAMPLE_SPOT, board="Ks7d2c4h", ranges=_EARLY_RANGES))
+    from hunl.distill.sampler import EndgameSampler
+
+    return example_game(dict(EXAMPLE_SPOT, board="Ks7d2c", ranges=_EARLY_RANGES,
+                             bet_sizes=EndgameSampler.flop().bet_sizes))
 
 
 def _section_nodes(card: RuleCard, ctx: DecisionContext) -> list[int]:
@@ -83,7 +113,10 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
         reach = reach_probabilities(game, play(game, policy).probs)
     feats = features_in(game, ctx, np.array([k for k in nodes if k >= 0], dtype=np.int64), reach, policy.ranges)
     feat_of = dict(zip([k for k in nodes if k >= 0], feats))
-    width, head_h, grid_h = 11.5, 0.8, 2.7
+    cost = f"  -  cost {card.cost.text()}" if card.cost is not None else ""
+    heading = textwrap.fill(f"{title or card.title}{cost}", 115)   # long titles on several lines, none cut off
+    n_head = heading.count("\n") + 1
+    width, head_h, grid_h = 11.5, 0.8 + 0.2 * (n_head - 1), 2.7
     line_h, gap_h, title_h = 0.115, 0.075, 0.3  # inches: a line of rule text, between rules, the section title
     texts = [[textwrap.fill(card.rule_text(r, len(s.rules) > 1) + f"   [{r.coverage:.0%}]", 135) for r in s.rules]
              for s in card.sections]
@@ -133,10 +166,8 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
                                                       transform=tx.transAxes, clip_on=False))
             tx.text(0.016, y, text, fontsize=6.6, va="top", transform=tx.transAxes)
             y -= (line_h * (text.count("\n") + 1) + gap_h) / tx_h
-    head = title or card.title
-    cost = f"  -  cost {card.cost.text()}" if card.cost is not None else ""
-    fig.text(0.5, 1 - 0.12 / height, f"{head}{cost}", ha="center", va="top", fontsize=10.5, fontweight="bold")
-    fig.text(0.5, 1 - 0.45 / height, f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule "
+    fig.text(0.5, 1 - 0.12 / height, heading, ha="center", va="top", fontsize=10.5, fontweight="bold")
+    fig.text(0.5, 1 - (0.45 + 0.2 * (n_head - 1)) / height, f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule "
              "most of the hand class's combos read (suited above the diagonal; grey: not in the range).",
              ha="center", va="top", fontsize=8)
     Path(path).parent.mkdir(parents=True, exist_ok=True)

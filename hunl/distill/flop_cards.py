@@ -364,16 +364,6 @@ def _load_card(path: str) -> RuleCard:
     return RuleCard.from_dict(json.loads(Path(path).read_text()))
 
 
-def example_flop():
-    """The flop card figure's example endgame: the river example's ranges on the flop Ks7d2c, with the flop
-    endgames' bet sizes."""
-    from hunl.distill.card_figure import EXAMPLE_SPOT, example_game
-
-    return example_game(dict(EXAMPLE_SPOT, board="Ks7d2c", bet_sizes=EndgameSampler.flop().bet_sizes,
-                             ranges=["TT+,A9s+,KTs+,QJs,JTs,T9s,98s,AJo+,KQo",
-                                     "99+,ATs+,KJs+,QJs,JTs,T9s,87s,AQo+,KQo"]))
-
-
 def _flop_card(n_rules: int, optimised: bool) -> str:
     return f"flop card of {n_rules} rules" + (" (optimised strategies)" if optimised else "") + " on the flop"
 
@@ -626,12 +616,12 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards_dir>/<name>.json``), its one-page figure (``<figures>/<name>_card.png``), the
     frontier figure (``<figures>/<name>_card_frontier.png``) and the blocks ``card-<name>`` and
     ``card-<name>-frontier`` of ``job.doc``."""
-    from hunl.distill.card_figure import card_figure
+    from hunl.distill.card_figure import card_figure, example_for
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     Path(job.cards_dir).mkdir(parents=True, exist_ok=True)
     (Path(job.cards_dir) / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
-    card_figure(card, Path(job.figures) / f"{job.name}_card.png", game=example_flop())
+    card_figure(card, Path(job.figures) / f"{job.name}_card.png", game=example_for(card))
     flop_frontier_plot(result, Path(job.figures) / f"{job.name}_card_frontier.png")
     header, rows = _policy_rows(result)
     text = (_measured(job, result) + f"; flop cards learned from the {result['train_rows']:,} flop decisions of "

@@ -1,6 +1,7 @@
 """The command line: the main job end to end on a small database, and clear errors."""
 
 import numpy as np
+import pytest
 
 from rulelearn.cli import main
 
@@ -109,3 +110,42 @@ def test_rules_card_without_a_name_prints_the_summary_cards_from_any_directory(t
     assert main(["rules", "--card", "no-such-card"]) == 2
     err = capsys.readouterr().err
     assert "--card" in err and "no-such-card" in err
+
+
+def test_rules_out_writes_each_card_as_markdown_and_a_one_page_figure(tmp_path, capsys):
+    """``rulelearn rules --card NAME --out DIR`` writes ``DIR/NAME.md`` (the card's Markdown) and, for a hold'em
+    card, the PNG of its one-page figure; the bet game's card gets Markdown only; --out without --card is an error
+    naming --out."""
+    import json
+
+    from rulelearn.cli import _card_path, main
+    from rulelearn.rules.cards import RuleCard
+
+    out = tmp_path / "cards"
+    assert main(["rules", "--card", "river-moved-all", "betgame", "--out", str(out)]) == 0
+    for name in ("river-moved-all", "betgame"):
+        card = RuleCard.from_dict(json.loads(_card_path(name).read_text()))
+        assert (out / f"{name}.md").read_text() == card.to_markdown()
+    png = (out / "river-moved-all_card.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 50_000
+    assert not (out / "betgame_card.png").exists()
+    assert "river-moved-all_card.png" in capsys.readouterr().out
+    assert main(["rules", "--out", str(out)]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_the_example_endgame_is_on_the_first_street_a_card_plays():
+    """A river card's figure is drawn on a river board, a turn card's on a turn board, a flop card's on a flop
+    board; a card without hold'em streets is refused, naming meta['streets']."""
+    import json
+
+    from hunl.distill.card_figure import example_for
+    from rulelearn.cli import _card_path
+    from rulelearn.rules.cards import RuleCard
+
+    for name, n_board in (("river-moved-all", 5), ("turn-moved-all", 4), ("flop", 3)):
+        card = RuleCard.from_dict(json.loads(_card_path(name).read_text()))
+        assert len(example_for(card).board) == n_board
+    bet = RuleCard.from_dict(json.loads(_card_path("betgame").read_text()))
+    with pytest.raises(ValueError, match="streets"):
+        example_for(bet)
