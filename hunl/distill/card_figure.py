@@ -4,7 +4,8 @@
 the card it takes the first decision node of that type (breadth-first: the first bet faced is the smallest), reads
 which rule each hand of the acting player's range reads there (:class:`hunl.distill.cards.CardPolicy`), and
 colours each cell of the hand grid (suited above the diagonal, offsuit below, pairs on it) by the rule that covers
-most of the cell's combos, weighted by the range; the section's rules are printed beside the grid in the same
+most of the cell's combos, weighted by the range (:func:`rule_cells`; white where most of them read a rule of
+another section, which takes the decision first); the section's rules are printed beside the grid in the same
 colours.
 """
 
@@ -22,7 +23,7 @@ from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
 
-__all__ = ["EXAMPLE_SPOT", "card_figure", "example_for", "example_game"]
+__all__ = ["EXAMPLE_SPOT", "card_figure", "example_for", "example_game", "rule_cells"]
 
 #: The example endgame of the figure: a dry river board, wide ranges, pot 100, 4 pots behind, the training
 #: tree's sizes (half pot, pot, all-in).
@@ -68,6 +69,40 @@ def example_for(card: RuleCard) -> HoldemEndgame:
 
     return example_game(dict(EXAMPLE_SPOT, board="Ks7d2c", ranges=_EARLY_RANGES,
                              bet_sizes=EndgameSampler.flop().bet_sizes))
+
+
+def rule_cells(idx, first: int, n_rules: int, combos, prior) -> np.ndarray:
+    """Which of a section's rules each cell of the 13x13 hand grid reads.
+
+    Parameters
+    ----------
+    idx : ndarray of int, shape (n,)
+        The card rule each of the player's ``n`` hands reads at the decision (:meth:`CardPolicy.leaf_ids`).
+    first, n_rules : int
+        The section's rules are ``first .. first + n_rules - 1``.
+    combos : ndarray of int, shape (n,)
+        Each hand's combo index (0-1325).
+    prior : ndarray of float, shape (n,)
+        Each hand's weight in the range.
+
+    Returns
+    -------
+    ndarray of float64, shape (13, 13)
+        Per cell the position (``0 .. n_rules - 1``) of the section's rule that most of the cell's combos read,
+        weighted by ``prior``; ``n_rules`` where most of them read a rule of another section (a section earlier on
+        the card that takes the decision first); NaN where the cell has no hand in the range.
+    """
+    idx = np.asarray(idx)
+    onehot = np.zeros((idx.size, n_rules + 1))
+    inside = (idx >= first) & (idx < first + n_rules)
+    onehot[np.flatnonzero(inside), idx[inside] - first] = 1.0
+    onehot[np.flatnonzero(~inside), n_rules] = 1.0
+    combo = np.zeros((1326, n_rules + 1))
+    combo[combos] = onehot
+    w = np.zeros(1326)
+    w[combos] = prior
+    grid = grid_average(combo, w)
+    return np.where(np.isnan(grid).all(axis=2), np.nan, np.nanargmax(np.nan_to_num(grid, nan=-1), axis=2))
 
 
 def _section_nodes(card: RuleCard, ctx: DecisionContext) -> list[int]:
@@ -138,17 +173,9 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
         if k >= 0:
             p = int(ctx.player[k])
             _, idx = policy.leaf_ids(int(ctx.street[k]), bool(ctx.facing[k]), p, feat_of[k])
-            onehot = np.zeros((game.num_hands[p], len(local)))
-            inside = (idx >= local[0]) & (idx <= local[-1])
-            onehot[np.flatnonzero(inside), idx[inside] - local[0]] = 1.0
-            combo = np.zeros((1326, len(local)))
-            combo[game.combos[p]] = onehot
-            w = np.zeros(1326)
-            w[game.combos[p]] = game.prior[p, :game.num_hands[p]]
-            grid = grid_average(combo, w)
-            cell = np.where(np.isnan(grid).all(axis=2), np.nan, np.nanargmax(np.nan_to_num(grid, nan=-1), axis=2))
-            ax.imshow(np.ma.masked_invalid(cell), cmap=ListedColormap(colors).with_extremes(bad="#eeeeee"),
-                      vmin=-0.5, vmax=len(local) - 0.5)
+            cell = rule_cells(idx, local[0], len(local), game.combos[p], game.prior[p, :game.num_hands[p]])
+            ax.imshow(np.ma.masked_invalid(cell), cmap=ListedColormap(colors + ["white"]).with_extremes(bad="#eeeeee"),
+                      vmin=-0.5, vmax=len(local) + 0.5)
             for (r, c), v in np.ndenumerate(cell):
                 ax.text(c, r, labels[r, c], ha="center", va="center", fontsize=4.3,
                         color="black" if np.isfinite(v) else "#aaaaaa")
@@ -168,7 +195,8 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
             y -= (line_h * (text.count("\n") + 1) + gap_h) / tx_h
     fig.text(0.5, 1 - 0.12 / height, heading, ha="center", va="top", fontsize=10.5, fontweight="bold")
     fig.text(0.5, 1 - (0.45 + 0.2 * (n_head - 1)) / height, f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule "
-             "most of the hand class's combos read (suited above the diagonal; grey: not in the range).",
+             "most of the hand class's combos read (suited above the diagonal; white: a rule of another section; "
+             "grey: not in the range).",
              ha="center", va="top", fontsize=8)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)

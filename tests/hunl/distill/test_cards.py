@@ -158,6 +158,28 @@ def test_card_figure_writes_a_page(setup, tmp_path):
     assert path.stat().st_size > 10_000
 
 
+def test_a_grid_cell_read_by_another_section_is_not_coloured_as_this_sections_rule():
+    """rule_cells: a cell gets the section rule most of its combos read (weighted by the range), ``n_rules`` where
+    most read a rule of another section (before the fix these showed as the section's first rule), NaN outside the
+    range."""
+    from hunl.distill.card_figure import rule_cells
+    from hunl.poker.cards import HAND_CLASS, NUM_RANKS
+
+    cells = {c: np.flatnonzero(HAND_CLASS == c) for c in (0, 14, 30)}     # AA, KK and another cell
+    combos = np.concatenate(list(cells.values()))
+    idx = np.concatenate([np.full(cells[0].size, 7),                     # AA: rule 7, this section's second
+                          np.full(cells[14].size, 2),                    # KK: rule 2, another section's
+                          np.r_[6, np.full(cells[30].size - 1, 1)]])       # mixed, mostly another's
+    prior = np.ones(combos.size)
+    cell = rule_cells(idx, 6, 3, combos, prior)
+    flat = cell.ravel()
+    assert flat[0] == 1 and flat[14] == 3 and flat[30] == 3
+    assert np.isnan(np.delete(flat, [0, 14, 30])).all() and cell.shape == (NUM_RANKS, NUM_RANKS)
+    heavy = prior.copy()
+    heavy[np.flatnonzero(idx == 6)] = 100.0                              # the range weighs that combo more
+    assert rule_cells(idx, 6, 3, combos, heavy).ravel()[30] == 0
+
+
 @pytest.mark.slow
 def test_run_cards_end_to_end(tmp_path):
     from hunl.distill.card_experiment import CardJob, run_cards
