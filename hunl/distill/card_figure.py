@@ -194,9 +194,9 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
             tx.text(0.016, y, text, fontsize=6.6, va="top", transform=tx.transAxes)
             y -= (line_h * (text.count("\n") + 1) + gap_h) / tx_h
     fig.text(0.5, 1 - 0.12 / height, heading, ha="center", va="top", fontsize=10.5, fontweight="bold")
-    fig.text(0.5, 1 - (0.45 + 0.2 * (n_head - 1)) / height, f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule "
-             "most of the hand class's combos read (suited above the diagonal; white: a rule of another section; "
-             "grey: not in the range).",
+    fig.text(0.5, 1 - (0.45 + 0.2 * (n_head - 1)) / height,
+             f"{card.n_rules} rules, {card.n_conditions} conditions. Grid cells: the rule most of the hand class's "
+             "combos read (suited above the diagonal; white: a rule of another section; grey: not in the range).",
              ha="center", va="top", fontsize=8)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)

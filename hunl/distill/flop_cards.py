@@ -524,21 +524,26 @@ def _train_and_fit(job: FlopJob, turn: RuleCard, river: RuleCard):
     return rows, dcfr_train, cards, logs
 
 
-def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: RuleCard, river: RuleCard):
-    """The flop card of ``n`` rules with its strategies optimised by CFR-BR over the first ``job.leaf_endgames``
-    training endgames, the turn and river cards playing below (:func:`hunl.distill.cards.fit_card` with
-    ``fixed``); read from ``out/cards/`` if a run with the same settings and cards fitted it. Returns the card
-    and the optimisation's log."""
+def _optimised_paths(job: FlopJob, n: int, train_ids, turn: RuleCard, river: RuleCard) -> tuple[Path, Path]:
+    """Where the optimised flop card of ``n`` rules is kept (``out/cards/flop-<n>-optimised-<tag>.json``, the tag a
+    digest of the settings and of what the turn and river cards play), and where a run before 2026-11-28 kept it
+    (the tag over the cards' whole meta, provenance included)."""
     key = {"n": n, "n_train": job.n_train, "samples": job.samples, "train_ids": list(train_ids),
            "leaf_endgames": job.leaf_endgames, "leaf_iterations": job.leaf_iterations,
            "turn": _card_rules(turn), "river": _card_rules(river)}
     if job.ranges != "start":                 # absent on starting ranges: the cards of earlier runs stay valid
         key["ranges"] = job.ranges
-    path = Path(job.out) / "cards" / f"flop-{n}-optimised-{_sha(key)}.json"
-    if not path.exists():                     # fitted by a run before 2026-11-28: keyed by the cards' whole meta
-        old = Path(job.out) / "cards" / f"flop-{n}-optimised-" \
-            f"{_sha(dict(key, turn=_card_rules(turn, True), river=_card_rules(river, True)))}.json"
-        path = old if old.exists() else path
+    old = dict(key, turn=_card_rules(turn, legacy=True), river=_card_rules(river, legacy=True))
+    return tuple(Path(job.out) / "cards" / f"flop-{n}-optimised-{_sha(k)}.json" for k in (key, old))
+
+
+def _optimised_card(job: FlopJob, n: int, tree, Z, Y, config, train_ids, turn: RuleCard, river: RuleCard):
+    """The flop card of ``n`` rules with its strategies optimised by CFR-BR over the first ``job.leaf_endgames``
+    training endgames, the turn and river cards playing below (:func:`hunl.distill.cards.fit_card` with
+    ``fixed``); read from ``out/cards/`` if a run with the same settings and cards fitted it. Returns the card
+    and the optimisation's log."""
+    path, legacy = _optimised_paths(job, n, train_ids, turn, river)
+    path = legacy if not path.exists() and legacy.exists() else path
     if path.exists():
         d = json.loads(path.read_text())
         return RuleCard.from_dict(d["card"]), d["log"]

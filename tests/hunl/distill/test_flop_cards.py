@@ -330,6 +330,19 @@ def test_a_flop_card_with_optimised_strategies(run, tmp_path):
     assert cached.stat().st_mtime_ns == stamp and mean["policies"] == again["policies"]
     printed = RuleCard.from_dict(json.loads((out / "card.json").read_text()))
     assert "mean strategy" in printed.cost.measure
+    # a card fitted by a run before the digest left out provenance is kept under the legacy tag: read, not refitted
+    from hunl.distill.flop_cards import _optimised_paths
+
+    moved = _with_meta(turn, threshold_search={"from": "elsewhere.json"})
+    moved_path = tmp_path / "turn-moved.json"
+    moved_path.write_text(json.dumps(moved.to_dict()))
+    new_path, legacy = _optimised_paths(_job(tmp_path, **kw), 3, _job(tmp_path, **kw).train_ids(), moved, river)
+    assert new_path == cached and legacy != cached
+    cached.rename(legacy)
+    stamp = legacy.stat().st_mtime_ns
+    old = run_flop_cards(_job(tmp_path, **dict(kw, turn_card=str(moved_path))))
+    assert old["policies"] == again["policies"]
+    assert legacy.stat().st_mtime_ns == stamp and not cached.exists()
 
 
 @pytest.mark.slow
