@@ -12,7 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
-__all__ = ["CARD_FILES", "COMMANDS", "HEADLINE_CARDS", "main"]
+__all__ = ["CARD_FIGURES", "CARD_FILES", "COMMANDS", "HEADLINE_CARDS", "main"]
 
 #: Subcommands provided by game packages: name -> (module path, help). The module has ``add_arguments(parser)``
 #: and ``run(args) -> int``; it is imported by name (this layer imports no game), like the families of
@@ -20,6 +20,12 @@ __all__ = ["CARD_FILES", "COMMANDS", "HEADLINE_CARDS", "main"]
 COMMANDS = {
     "pushfold": ("hunl.preflop.cli", "heads-up push/fold at a stack depth: the exact chart and the rule card with "
                                      "its cost in mbb/g"),
+}
+
+#: One-page figures of rule cards, by the game a card is of: game -> ``"module:function"``, the function taking
+#: ``(card, path)``; imported by name (this layer imports no game). A card whose meta names streets is hold'em's.
+CARD_FIGURES = {
+    "hunl": "hunl.distill.card_figure:card_page",
 }
 
 
@@ -154,9 +160,8 @@ def _print_cards(names, markdown: bool, out=None) -> int:
             (Path(out) / f"{stem}.md").write_text(card.to_markdown())
             written.append(Path(out) / f"{stem}.md")
             if card.meta.get("streets"):
-                from hunl.distill.card_figure import card_figure, example_for
-
-                card_figure(card, Path(out) / f"{stem}_card.png", game=example_for(card))
+                module, function = CARD_FIGURES["hunl"].split(":")
+                getattr(importlib.import_module(module), function)(card, Path(out) / f"{stem}_card.png")
                 written.append(Path(out) / f"{stem}_card.png")
     if written:
         print("wrote " + ", ".join(map(str, written)))

@@ -23,7 +23,7 @@ from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
 
-__all__ = ["EXAMPLE_SPOT", "card_figure", "example_for", "example_game", "rule_cells"]
+__all__ = ["EXAMPLE_SPOT", "card_figure", "card_page", "example_for", "example_game", "rule_cells"]
 
 #: The example endgame of the figure: a dry river board, wide ranges, pot 100, 4 pots behind, the training
 #: tree's sizes (half pot, pot, all-in).
@@ -201,3 +201,15 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)
     plt.close(fig)
+
+
+def card_page(card: RuleCard, path) -> None:
+    """:func:`card_figure` of ``card`` on its example endgame (:func:`example_for`): what ``rulelearn rules --card
+    NAME --out DIR`` draws (:data:`rulelearn.cli.CARD_FIGURES`).
+
+    Raises
+    ------
+    ValueError
+        If the card names no street of hold'em.
+    """
+    card_figure(card, path, game=example_for(card))

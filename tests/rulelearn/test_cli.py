@@ -149,3 +149,14 @@ def test_the_example_endgame_is_on_the_first_street_a_card_plays():
     bet = RuleCard.from_dict(json.loads(_card_path("betgame").read_text()))
     with pytest.raises(ValueError, match="streets"):
         example_for(bet)
+
+
+def test_every_card_figure_entry_names_a_function():
+    """CARD_FIGURES names each game's card-page function by ``module:function``; each imports and is callable."""
+    import importlib
+
+    from rulelearn.cli import CARD_FIGURES
+
+    for spec in CARD_FIGURES.values():
+        module, function = spec.split(":")
+        assert callable(getattr(importlib.import_module(module), function))
