@@ -150,19 +150,19 @@ def _print_cards(names, markdown: bool, out=None) -> int:
     if not names:
         print(HEADLINE_NOTE + "\n")
     written = []
+    if out is not None:
+        Path(out).mkdir(parents=True, exist_ok=True)
     for name in names or HEADLINE_CARDS:
         path = _card_path(name)
         card = RuleCard.from_dict(json.loads(path.read_text()))
         print(card.to_markdown() if markdown else card.to_text())
         if out is not None:
-            stem = name if name in CARD_FILES else path.stem
-            Path(out).mkdir(parents=True, exist_ok=True)
-            (Path(out) / f"{stem}.md").write_text(card.to_markdown())
-            written.append(Path(out) / f"{stem}.md")
+            written.append(Path(out) / f"{path.stem}.md")
+            written[-1].write_text(card.to_markdown())
             if card.meta.get("streets"):
                 module, function = CARD_FIGURES["hunl"].split(":")
-                getattr(importlib.import_module(module), function)(card, Path(out) / f"{stem}_card.png")
-                written.append(Path(out) / f"{stem}_card.png")
+                written.append(Path(out) / f"{path.stem}_card.png")
+                getattr(importlib.import_module(module), function)(card, written[-1])
     if written:
         print("wrote " + ", ".join(map(str, written)))
     return 0

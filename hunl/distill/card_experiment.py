@@ -478,7 +478,7 @@ def _load_tree(path: Path):
 def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards>/<name>.json``), its figures and the blocks ``card-<name>``,
     ``card-<name>-frontier`` (and ``card-<name>-libratus``) of ``job.doc``."""
-    from hunl.distill.card_figure import card_figure, example_for
+    from hunl.distill.card_figure import card_page
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     figures, cards = Path(job.figures), Path(job.cards)
@@ -486,7 +486,7 @@ def write_card_docs(job: CardJob, result: dict, card: RuleCard) -> None:
     cards.mkdir(parents=True, exist_ok=True)
     (cards / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
     frontier_plot(result, figures / f"{job.name}_card_frontier.png", job.title)
-    card_figure(card, figures / f"{job.name}_card.png", game=example_for(card))
+    card_page(card, figures / f"{job.name}_card.png")
     rows = [(r["n_rules"], r["n_conditions"], f"{r['exploitability_pct_pot']:.2f} ± {r['sd']:.2f}",
              f"{r['exploitability_mbb']:,.0f}", f"{r['train_pct_pot']:.2f}", f"{r['ev_pct_pot']:.2f}")
             for r in sorted(result["frontier"], key=lambda r: r["n_rules"])]

@@ -621,12 +621,12 @@ def write_flop_docs(job: FlopJob, result: dict, card: RuleCard) -> None:
     """The card's JSON (``<cards_dir>/<name>.json``), its one-page figure (``<figures>/<name>_card.png``), the
     frontier figure (``<figures>/<name>_card_frontier.png``) and the blocks ``card-<name>`` and
     ``card-<name>-frontier`` of ``job.doc``."""
-    from hunl.distill.card_figure import card_figure, example_for
+    from hunl.distill.card_figure import card_page
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     Path(job.cards_dir).mkdir(parents=True, exist_ok=True)
     (Path(job.cards_dir) / f"{job.name}.json").write_text(json.dumps(card.to_dict(), indent=1))
-    card_figure(card, Path(job.figures) / f"{job.name}_card.png", game=example_for(card))
+    card_page(card, Path(job.figures) / f"{job.name}_card.png")
     flop_frontier_plot(result, Path(job.figures) / f"{job.name}_card_frontier.png")
     header, rows = _policy_rows(result)
     text = (_measured(job, result) + f"; flop cards learned from the {result['train_rows']:,} flop decisions of "
