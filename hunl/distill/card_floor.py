@@ -10,6 +10,13 @@ strategies (up to the convergence of CFR-BR, which only approaches the optimum; 
 card as printed costs more; the difference is the cost of sharing one strategy per rule across endgames, which
 more rules of the same kind, or rules about the ranges, must buy back.
 
+With ``shared_iterations`` the card's rules also get one strategy each for all the held-out endgames at once,
+fitted on those endgames themselves (:func:`shared_fit`: CFR-BR over the rules in every held-out endgame
+together). No card with these rules and one strategy per rule can do better in those endgames (up to CFR-BR's
+convergence), so the cost of sharing splits in two: what one strategy per rule must cost even when fitted where
+it is measured (shared fit minus floor), and what learning the strategies from other endgames and rounding them
+to plain mixes adds (printed minus shared fit).
+
 Exploitability is NashConv / 2 of the policy played by both players, in % of the starting pot
 (:func:`hunl.distill.cost.evaluate_policy`), as everywhere in ``docs/HUNL.md``.
 """
@@ -34,7 +41,7 @@ from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import RuleCard
 from rulelearn.validation import check_int
 
-__all__ = ["FloorJob", "card_floor", "run_card_floor"]
+__all__ = ["FloorJob", "card_floor", "run_card_floor", "shared_fit"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,9 @@ class FloorJob:
         Held-out endgames measured.
     iterations : int
         CFR-BR iterations in each endgame.
+    shared_iterations : int
+        CFR-BR iterations of the shared fit over all the held-out endgames (:func:`shared_fit`); 0 (default) skips
+        it.
     workers : int or None
     name : str
         Block ``card-<name>-floor`` of ``doc``.
@@ -69,6 +79,7 @@ class FloorJob:
     test_fraction: float = 0.2
     max_test: int = 20
     iterations: int = 1500
+    shared_iterations: int = 0
     workers: int | None = None
     name: str = "river"
     doc: str | None = None
@@ -108,6 +119,45 @@ def card_floor(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tupl
     return float(printed), float(res.log_exploitability_pct_pot.min())
 
 
+def shared_fit(card: RuleCard, games, iterations: int = 1500, fixed=None, workers: int = 1,
+               progress: bool = False) -> float:
+    """The card's mean exploitability over ``games`` with one strategy per rule fitted on those games themselves.
+
+    CFR-BR over the card's rules in every game of ``games`` together
+    (:func:`hunl.distill.optimal_leaves.optimise_leaves`; Johanson, Bard, Burch & Bowling 2012), starting from the
+    printed strategies: the least mean exploitability that one strategy per rule reaches in these games, up to
+    CFR-BR's convergence. Fitted and measured on the same endgames, it is a bound for the rule form, not a
+    held-out figure.
+
+    Parameters
+    ----------
+    card : RuleCard
+    games : sequence of HoldemEndgame
+    iterations : int, default 1500
+    fixed : mapping of int to RuleCard, optional
+        Cards for the other streets, kept as they are.
+    workers : int, default 1
+        Processes sharing the games (the result does not depend on it).
+    progress : bool, default False
+
+    Returns
+    -------
+    float
+        Mean over ``games`` of NashConv / 2 in % of the pot: the least of the logged averages (the first is the
+        printed strategies, so it is never above the card as printed).
+
+    Raises
+    ------
+    ValueError
+        If ``iterations < 1`` or ``games`` is empty.
+    """
+    iterations = check_int("iterations", iterations, 1)
+    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+    res = optimise_leaves(model, games, iterations=iterations, log_every=max(1, iterations // 10),
+                          frozen=(FIXED_KEY,) if fixed else (), workers=workers, progress=progress)
+    return float(res.log_exploitability_pct_pot.min())
+
+
 def _floor_task(card: RuleCard, fixed, family, columns: dict, iterations: int) -> list[tuple[int, float, float]]:
     out = []
     for i in range(len(columns["game_id"])):
@@ -123,7 +173,8 @@ def run_card_floor(job: FloorJob) -> dict:
     -------
     dict
         ``{"game_id", "printed_pct_pot", "floor_pct_pot"}`` lists, their means (``printed_mean``,
-        ``floor_mean``), ``n_test``, ``n_rules``, ``iterations``, ``seconds``.
+        ``floor_mean``), ``shared_mean`` (:func:`shared_fit` over the held-out endgames, or None without
+        ``job.shared_iterations``), ``n_test``, ``n_rules``, ``iterations``, ``shared_iterations``, ``seconds``.
     """
     from tqdm.auto import tqdm
 
@@ -144,9 +195,14 @@ def run_card_floor(job: FloorJob) -> dict:
             rows += part
             bar.update(len(part))
     rows.sort()
+    shared = None
+    if job.shared_iterations:
+        games = [family.game(cols, int(i)) for i in test]
+        shared = shared_fit(card, games, job.shared_iterations, fixed, workers=job.workers or 1, progress=True)
     result = {"game_id": [r[0] for r in rows], "printed_pct_pot": [r[1] for r in rows],
               "floor_pct_pot": [r[2] for r in rows], "n_test": len(rows), "n_rules": card.n_rules,
-              "iterations": job.iterations, "card": job.card, "db": job.db, "command": job.command,
+              "iterations": job.iterations, "shared_iterations": job.shared_iterations, "shared_mean": shared,
+              "card": job.card, "db": job.db, "command": job.command,
               "fixed_cards": [list(c) for c in job.fixed_cards]}
     result["printed_mean"] = float(np.mean(result["printed_pct_pot"]))
     result["floor_mean"] = float(np.mean(result["floor_pct_pot"]))
@@ -166,6 +222,14 @@ def write_floor_docs(job: FloorJob, result: dict) -> None:
             (f"the same rules, each endgame's own strategies (CFR-BR, {result['iterations']} iterations)",
              f"{f.mean():.2f} ± {sd(f):.2f}"),
             ("the cost of sharing one strategy per rule", f"{p.mean() - f.mean():.2f}")]
+    shared = result.get("shared_mean")
+    if shared is not None:
+        rows[2:2] = [(f"the same rules, one strategy per rule fitted on these endgames themselves (CFR-BR, "
+                      f"{result['shared_iterations']} iterations)", f"{shared:.2f}")]
+        rows += [("  of which one strategy per rule, even fitted where it is measured (shared fit - own)",
+                  f"{shared - f.mean():.2f}"),
+                 ("  of which learning the strategies from other endgames and rounding them (printed - shared fit)",
+                  f"{p.mean() - shared:.2f}")]
     beside = "" if not result["fixed_cards"] else " beside " + ", ".join(
         f"the {s} card `{c}` (kept as it is)" for s, c in result["fixed_cards"])
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "

@@ -607,6 +607,47 @@ def test_card_floor_is_at_most_the_printed_cost_and_matches_a_re_measurement(set
         card_floor(card, g, iterations=0)
 
 
+def test_shared_fit_is_the_least_logged_mean_and_never_above_the_printed_card(setup):
+    """One strategy per rule fitted on the endgames where it is measured: the least logged mean of CFR-BR over
+    those endgames, at most the printed card's mean, and in one endgame at most its floor (a finer log of the same
+    run)."""
+    from hunl.distill.card_floor import card_floor, shared_fit
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, _, _, _, _, card, policy, _ = setup
+    pair = games[:2]
+    shared = shared_fit(card, pair, iterations=30)
+    res = optimise_leaves(policy, pair, iterations=30, log_every=3)
+    assert shared == pytest.approx(res.log_exploitability_pct_pot.min(), rel=1e-12)
+    printed = np.mean([evaluate_policy(g, play(g, policy)).exploitability_pct_pot for g in pair])
+    assert shared <= printed + 1e-12
+    assert res.log_exploitability_pct_pot[0] == pytest.approx(printed, rel=1e-9)
+    _, floor = card_floor(card, games[1], iterations=30)
+    assert shared_fit(card, games[1:2], iterations=30) <= floor + 1e-12
+    with pytest.raises(ValueError, match="iterations"):
+        shared_fit(card, pair, iterations=0)
+    with pytest.raises(ValueError, match="at least one"):
+        shared_fit(card, [], iterations=5)
+
+
+def test_floor_block_splits_the_cost_of_sharing_when_the_shared_fit_ran(tmp_path):
+    from hunl.distill.card_floor import FloorJob, write_floor_docs
+
+    doc = tmp_path / "HUNL.md"
+    job = FloorJob(name="x", doc=str(doc), command="cmd")
+    result = {"printed_pct_pot": [8.0, 6.0], "floor_pct_pot": [4.0, 3.0], "iterations": 10, "seconds": 60.0,
+              "card": "c.json", "n_rules": 20, "n_test": 2, "db": "db", "fixed_cards": [], "shared_mean": 6.5,
+              "shared_iterations": 50}
+    write_floor_docs(job, result)
+    text = doc.read_text()
+    for row in ("| 7.00 ± 1.41 |", "| 3.50 ± 0.71 |", "(CFR-BR, 50 iterations) | 6.50 |",
+                "| the cost of sharing one strategy per rule | 3.50 |", "(shared fit - own) | 3.00 |",
+                "(printed - shared fit) | 0.50 |"):
+        assert row in text
+    write_floor_docs(job, dict(result, shared_mean=None))
+    assert "shared fit" not in doc.read_text()
+
+
 @pytest.mark.parametrize("name", sorted(set(CARD_FILES) - {"betgame"}))
 def test_shipped_hunl_cards_are_short_round_and_plain(name):
     """The cards in docs/cards (rulelearn rules --card NAME): at most 20 rules of at most 3 conditions, every
