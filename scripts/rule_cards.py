@@ -130,6 +130,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     fl.add_argument("--shared-iterations", type=int, default=0,
                     help="also fit one strategy per rule on the held-out endgames themselves (CFR-BR iterations; "
                          "default 0: not done)")
+    fl.add_argument("--sections", action="store_true",
+                    help="also play each endgame's own strategies everywhere but one section, section by section")
     fl.add_argument("--workers", type=int, default=None)
     fl.add_argument("--name", default="river", help="block card-<name>-floor")
     fl.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
@@ -233,7 +235,8 @@ def main(argv=None) -> int:
         from hunl.distill.card_floor import FloorJob, run_card_floor
 
         res = run_card_floor(FloorJob(card=a.card, db=a.db, seed=a.seed, max_test=a.max_test, iterations=a.iterations,
-                                      shared_iterations=a.shared_iterations, workers=a.workers, name=a.name, doc=a.doc, command=command,
+                                      shared_iterations=a.shared_iterations, sections=a.sections,
+                                      workers=a.workers, name=a.name, doc=a.doc, command=command,
                                       fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
         print(f"{res['n_rules']} rules, {res['n_test']} held-out endgames: {res['printed_mean']:.2f}% of the pot as "
               f"printed, {res['floor_mean']:.2f}% with each endgame's own strategies"

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from hunl.distill.card_experiment import split_endgames
-from hunl.distill.cards import FIXED_KEY, CardPolicy, CompositeCard
+from hunl.distill.cards import CARD_KEY, FIXED_KEY, CardPolicy, CompositeCard
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import take
@@ -41,7 +41,7 @@ from rulelearn.data.executors import make_executor
 from rulelearn.rules.cards import RuleCard
 from rulelearn.validation import check_int
 
-__all__ = ["FloorJob", "card_floor", "run_card_floor", "shared_fit"]
+__all__ = ["FloorJob", "card_floor", "run_card_floor", "section_costs", "section_rules", "shared_fit"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ class FloorJob:
         Held-out endgames measured.
     iterations : int
         CFR-BR iterations in each endgame.
+    sections : bool
+        Also measure, in each endgame, the card with that endgame's own strategies everywhere but one section
+        (:func:`section_costs`); default False.
     shared_iterations : int
         CFR-BR iterations of the shared fit over all the held-out endgames (:func:`shared_fit`); 0 (default) skips
         it.
@@ -80,10 +83,20 @@ class FloorJob:
     max_test: int = 20
     iterations: int = 1500
     shared_iterations: int = 0
+    sections: bool = False
     workers: int | None = None
     name: str = "river"
     doc: str | None = None
     command: str = "python scripts/rule_cards.py floor"
+
+
+def _fit_one(card: RuleCard, game, iterations: int, fixed):
+    iterations = check_int("iterations", iterations, 1)
+    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+    printed = evaluate_policy(game, play(game, model)).exploitability_pct_pot
+    res = optimise_leaves(model, [game], iterations=iterations, log_every=max(1, iterations // 5),
+                          frozen=(FIXED_KEY,) if fixed else ())
+    return model, float(printed), res
 
 
 def card_floor(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tuple[float, float]:
@@ -111,12 +124,58 @@ def card_floor(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tupl
     ValueError
         If ``iterations < 1``.
     """
-    iterations = check_int("iterations", iterations, 1)
-    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
-    printed = evaluate_policy(game, play(game, model)).exploitability_pct_pot
-    res = optimise_leaves(model, [game], iterations=iterations, log_every=max(1, iterations // 5),
-                          frozen=(FIXED_KEY,) if fixed else ())
-    return float(printed), float(res.log_exploitability_pct_pot.min())
+    _, printed, res = _fit_one(card, game, iterations, fixed)
+    return printed, float(res.log_exploitability_pct_pot.min())
+
+
+def section_rules(card: RuleCard) -> list[np.ndarray]:
+    """The rule indices (rows of the card's strategy table, :meth:`RuleCard.rules` order) of each section of
+    ``card``: a list of ``int64`` arrays, one per section, in the card's order."""
+    ends = np.cumsum([len(sec.rules) for sec in card.sections], dtype=np.int64)
+    return [np.arange(a, b, dtype=np.int64) for a, b in zip(np.r_[0, ends[:-1]], ends)]
+
+
+def section_costs(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tuple[float, float, float, list]:
+    """Which sections' shared strategies cost most in one endgame: the card with this endgame's own strategies
+    everywhere but one section, which plays the printed strategies.
+
+    The endgame's own strategies are the final CFR-BR average of :func:`card_floor`'s fit (not the least logged
+    one, so ``own`` may sit a little above the floor). A section whose printed strategies lift the cost far above
+    ``own`` is one whose best strategies differ most from endgame to endgame. The figures do not add up over
+    sections (exploitability is not additive).
+
+    Parameters
+    ----------
+    card, game, iterations, fixed
+        As :func:`card_floor`.
+
+    Returns
+    -------
+    printed, floor, own : float
+        NashConv / 2 in % of the pot: as printed, the least logged average of the fit, its final average.
+    printed_in : list of float
+        One per section of ``card``: the cost with the printed strategies in that section and the endgame's own
+        (final average) in the others.
+
+    Raises
+    ------
+    ValueError
+        If ``iterations < 1``.
+    """
+    model, printed, res = _fit_one(card, game, iterations, fixed)
+    own = {k: np.asarray(v, dtype=np.float64) for k, v in res.tables.items()}
+    base = np.asarray(model.leaf_table(CARD_KEY), dtype=np.float64)
+
+    def cost(tables):
+        m = model.with_leaf_tables(tables)
+        return float(evaluate_policy(game, play(game, m)).exploitability_pct_pot)
+
+    printed_in = []
+    for idx in section_rules(card):
+        t = own[CARD_KEY].copy()
+        t[idx] = base[idx]
+        printed_in.append(cost({**own, CARD_KEY: t}))
+    return printed, float(res.log_exploitability_pct_pot.min()), cost(own), printed_in
 
 
 def shared_fit(card: RuleCard, games, iterations: int = 1500, fixed=None, workers: int = 1,
@@ -158,11 +217,16 @@ def shared_fit(card: RuleCard, games, iterations: int = 1500, fixed=None, worker
     return float(res.log_exploitability_pct_pot.min())
 
 
-def _floor_task(card: RuleCard, fixed, family, columns: dict, iterations: int) -> list[tuple[int, float, float]]:
+def _floor_task(card: RuleCard, fixed, family, columns: dict, iterations: int, sections: bool = False) -> list:
     out = []
     for i in range(len(columns["game_id"])):
-        printed, floor = card_floor(card, family.game(columns, i), iterations, fixed)
-        out.append((int(columns["game_id"][i]), printed, floor))
+        game = family.game(columns, i)
+        if sections:
+            printed, floor, own, printed_in = section_costs(card, game, iterations, fixed)
+            out.append((int(columns["game_id"][i]), printed, floor, own, printed_in))
+        else:
+            printed, floor = card_floor(card, game, iterations, fixed)
+            out.append((int(columns["game_id"][i]), printed, floor))
     return out
 
 
@@ -173,7 +237,8 @@ def run_card_floor(job: FloorJob) -> dict:
     -------
     dict
         ``{"game_id", "printed_pct_pot", "floor_pct_pot"}`` lists, their means (``printed_mean``,
-        ``floor_mean``), ``shared_mean`` (:func:`shared_fit` over the held-out endgames, or None without
+        ``floor_mean``), ``sections`` (with ``job.sections``: the section ``titles`` and ``n_rules``, and per
+        endgame ``own_pct_pot`` and ``printed_in_pct_pot``, :func:`section_costs`; else None), ``shared_mean`` (:func:`shared_fit` over the held-out endgames, or None without
         ``job.shared_iterations``), ``n_test``, ``n_rules``, ``iterations``, ``shared_iterations``, ``seconds``.
     """
     from tqdm.auto import tqdm
@@ -187,7 +252,8 @@ def run_card_floor(job: FloorJob) -> dict:
     family = db.family()
     cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
     _, test = split_endgames(len(cols["game_id"]), job.seed, job.test_fraction, job.max_test)
-    tasks = [(card, fixed, family, take(cols, test[a:a + 1]), job.iterations) for a in range(test.size)]
+    tasks = [(card, fixed, family, take(cols, test[a:a + 1]), job.iterations, job.sections)
+             for a in range(test.size)]
     rows = []
     with make_executor(job.workers, None, n_tasks=len(tasks)) as ex, \
             tqdm(total=len(tasks), unit="endgame", desc="card floor") as bar:
@@ -202,8 +268,12 @@ def run_card_floor(job: FloorJob) -> dict:
     result = {"game_id": [r[0] for r in rows], "printed_pct_pot": [r[1] for r in rows],
               "floor_pct_pot": [r[2] for r in rows], "n_test": len(rows), "n_rules": card.n_rules,
               "iterations": job.iterations, "shared_iterations": job.shared_iterations, "shared_mean": shared,
-              "card": job.card, "db": job.db, "command": job.command,
+              "card": job.card, "sections": None, "db": job.db, "command": job.command,
               "fixed_cards": [list(c) for c in job.fixed_cards]}
+    if job.sections:
+        result["sections"] = {"titles": [sec.title for sec in card.sections],
+                              "n_rules": [len(sec.rules) for sec in card.sections],
+                              "own_pct_pot": [r[3] for r in rows], "printed_in_pct_pot": [r[4] for r in rows]}
     result["printed_mean"] = float(np.mean(result["printed_pct_pot"]))
     result["floor_mean"] = float(np.mean(result["floor_pct_pot"]))
     result["seconds"] = time.perf_counter() - t0
@@ -230,11 +300,25 @@ def write_floor_docs(job: FloorJob, result: dict) -> None:
                   f"{shared - f.mean():.2f}"),
                  ("  of which learning the strategies from other endgames and rounding them (printed - shared fit)",
                   f"{p.mean() - shared:.2f}")]
+    sec = result.get("sections")
+    sec_text = ""
+    if sec:
+        own = np.asarray(sec["own_pct_pot"])
+        pin = np.asarray(sec["printed_in_pct_pot"]).reshape(own.size, -1)
+        srows = [("each endgame's own strategies in every section (the fit's final average)", f"{own.mean():.2f}",
+                  "")]
+        srows += [(f"the printed strategies in *{t}* ({n} rules), each endgame's own elsewhere", f"{v:.2f}",
+                   f"{v - own.mean():+.2f}") for t, n, v in zip(sec["titles"], sec["n_rules"], pin.mean(axis=0))]
+        sec_text = ("\n\nWhich sections' shared strategies cost most (the figures do not add up: exploitability "
+                    "is not additive):\n\n" + markdown_table(
+                        (["policy", "exploitability, % pot (mean)", "over own strategies"], srows),
+                        right=("exploitability, % pot (mean)", "over own strategies")))
     beside = "" if not result["fixed_cards"] else " beside " + ", ".join(
         f"the {s} card `{c}` (kept as it is)" for s, c in result["fixed_cards"])
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
             f"({result['n_rules']} rules){beside} in {result['n_test']} held-out endgames of {result['db']} "
             "(the split of the card run: same seed).\n\n"
             + markdown_table((["policy", "exploitability, % pot (mean ± sd)"], rows), right=("exploitability, % pot "
-                                                                                           "(mean ± sd)",)))
+                                                                                           "(mean ± sd)",))
+            + sec_text)
     write_blocks(job.doc, {f"card-{job.name}-floor": text}, title="# HUNL\n")

@@ -630,6 +630,34 @@ def test_shared_fit_is_the_least_logged_mean_and_never_above_the_printed_card(se
         shared_fit(card, [], iterations=5)
 
 
+def test_section_costs_swap_one_section_of_the_endgames_own_strategies(setup):
+    """Each section's figure is the endgame's own strategies (the fit's final average) with that section's rows
+    put back to the printed strategies, measured exactly; printed and floor are card_floor's."""
+    from hunl.distill.card_floor import card_floor, section_costs, section_rules
+    from hunl.distill.cards import CARD_KEY
+    from hunl.distill.optimal_leaves import optimise_leaves
+
+    games, _, _, _, _, card, policy, _ = setup
+    g = games[0]
+    parts = section_rules(card)
+    assert np.array_equal(np.concatenate(parts), np.arange(card.n_rules))
+    assert [p.size for p in parts] == [len(sec.rules) for sec in card.sections]
+    printed, floor, own, printed_in = section_costs(card, g, iterations=25)
+    assert (printed, floor) == pytest.approx(card_floor(card, g, iterations=25), rel=1e-12)
+    assert len(printed_in) == len(card.sections)
+    res = optimise_leaves(policy, [g], iterations=25, log_every=5)
+    tuned = res.tables[CARD_KEY]
+    assert own == pytest.approx(evaluate_policy(g, play(g, policy.with_leaf_tables(res.tables)))
+                                .exploitability_pct_pot, rel=1e-12)
+    for idx, v in zip(parts, printed_in):
+        t = tuned.copy()
+        t[idx] = policy.table[idx]
+        assert v == pytest.approx(evaluate_policy(g, play(g, policy.with_leaf_tables({CARD_KEY: t})))
+                                  .exploitability_pct_pot, rel=1e-12)
+    with pytest.raises(ValueError, match="iterations"):
+        section_costs(card, g, iterations=0)
+
+
 def test_floor_block_splits_the_cost_of_sharing_when_the_shared_fit_ran(tmp_path):
     from hunl.distill.card_floor import FloorJob, write_floor_docs
 
@@ -646,6 +674,13 @@ def test_floor_block_splits_the_cost_of_sharing_when_the_shared_fit_ran(tmp_path
         assert row in text
     write_floor_docs(job, dict(result, shared_mean=None))
     assert "shared fit" not in doc.read_text()
+    sections = {"titles": ["A", "B"], "n_rules": [3, 17], "own_pct_pot": [4.0, 5.0],
+                "printed_in_pct_pot": [[6.0, 4.5], [8.0, 5.5]]}
+    write_floor_docs(job, dict(result, sections=sections))
+    text = doc.read_text()
+    for row in ("(the fit's final average) | 4.50 |", "*A* (3 rules), each endgame's own elsewhere | 7.00 | +2.50 |",
+                "*B* (17 rules), each endgame's own elsewhere | 5.00 | +0.50 |"):
+        assert row in text
 
 
 @pytest.mark.parametrize("name", sorted(set(CARD_FILES) - {"betgame"}))
