@@ -309,7 +309,7 @@ def write_floor_docs(job: FloorJob, result: dict) -> None:
                   "")]
         srows += [(f"the printed strategies in *{t}* ({n} rules), each endgame's own elsewhere", f"{v:.2f}",
                    f"{v - own.mean():+.2f}") for t, n, v in zip(sec["titles"], sec["n_rules"], pin.mean(axis=0))]
-        sec_text = ("\n\nWhich sections' shared strategies cost most (the figures do not add up: exploitability "
+        sec_text = ("\nWhich sections' shared strategies cost most (the figures do not add up: exploitability "
                     "is not additive):\n\n" + markdown_table(
                         (["policy", "exploitability, % pot (mean)", "over own strategies"], srows),
                         right=("exploitability, % pot (mean)", "over own strategies")))
