@@ -15,7 +15,9 @@ fitted on those endgames themselves (:func:`shared_fit`: CFR-BR over the rules i
 together). No card with these rules and one strategy per rule can do better in those endgames (up to CFR-BR's
 convergence), so the cost of sharing splits in two: what one strategy per rule must cost even when fitted where
 it is measured (shared fit minus floor), and what learning the strategies from other endgames and rounding them
-to plain mixes adds (printed minus shared fit).
+to plain mixes adds (printed minus shared fit). With ``sections`` each endgame is also played with its own
+strategies everywhere but one section (:func:`section_costs`), which shows the sections whose strategies carry
+least from endgame to endgame.
 
 Exploitability is NashConv / 2 of the policy played by both players, in % of the starting pot
 (:func:`hunl.distill.cost.evaluate_policy`), as everywhere in ``docs/HUNL.md``.
@@ -139,8 +141,10 @@ def section_costs(card: RuleCard, game, iterations: int = 1500, fixed=None) -> t
     """Which sections' shared strategies cost most in one endgame: the card with this endgame's own strategies
     everywhere but one section, which plays the printed strategies.
 
-    The endgame's own strategies are the final CFR-BR average of :func:`card_floor`'s fit (not the least logged
-    one, so ``own`` may sit a little above the floor). A section whose printed strategies lift the cost far above
+    The endgame's own strategies are the final CFR-BR average of :func:`card_floor`'s fit, not the least logged
+    one: CFR-BR over a card's rules (which merge information sets: imperfect recall) need not converge
+    monotonically, so ``own`` may sit well above the floor (4.79 against 3.94% of the pot for the summary river
+    card, docs/HUNL.md). A section whose printed strategies lift the cost far above
     ``own`` is one whose best strategies differ most from endgame to endgame. The figures do not add up over
     sections (exploitability is not additive).
 
