@@ -141,7 +141,7 @@ def _card_path(name: str):
 def _print_cards(names, markdown: bool, out=None) -> int:
     """Print the cards ``names`` (default :data:`HEADLINE_CARDS`); with ``out``, also write each as
     ``<out>/<name>.md`` and, for a hold'em card, its one-page figure ``<out>/<name>_card.png``
-    (:func:`hunl.distill.card_figure.card_figure`: the rules beside 13x13 grids of the hands each rule covers on an
+    (:data:`CARD_FIGURES`: the rules beside 13x13 grids of the hands each rule covers on an
     example board; the bet game's card has no hand grid)."""
     import json
 

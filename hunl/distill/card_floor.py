@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from hunl.distill.card_experiment import split_endgames
-from hunl.distill.cards import CARD_KEY, FIXED_KEY, CardPolicy, CompositeCard
+from hunl.distill.cards import CARD_KEY, FIXED_KEY, card_model
 from hunl.distill.cost import evaluate_policy
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import take
@@ -94,7 +94,7 @@ class FloorJob:
 
 def _fit_one(card: RuleCard, game, iterations: int, fixed):
     iterations = check_int("iterations", iterations, 1)
-    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+    model = card_model(card, fixed)
     printed = evaluate_policy(game, play(game, model)).exploitability_pct_pot
     res = optimise_leaves(model, [game], iterations=iterations, log_every=max(1, iterations // 5),
                           frozen=(FIXED_KEY,) if fixed else ())
@@ -215,7 +215,7 @@ def shared_fit(card: RuleCard, games, iterations: int = 1500, fixed=None, worker
         If ``iterations < 1`` or ``games`` is empty.
     """
     iterations = check_int("iterations", iterations, 1)
-    model = CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+    model = card_model(card, fixed)
     res = optimise_leaves(model, games, iterations=iterations, log_every=max(1, iterations // 10),
                           frozen=(FIXED_KEY,) if fixed else (), workers=workers, progress=progress)
     return float(res.log_exploitability_pct_pot.min())

@@ -48,7 +48,7 @@ from rulelearn.rules.plain import describe_plain_mix, plain_fractions
 from rulelearn.rules.round_tree import grow_round_tree, leaf_means
 
 __all__ = ["CARD_KEY", "CARD_RANGES", "DEFAULT_CARD_FEATURES", "FIXED_KEY", "STREET_NAMES", "CardConfig",
-           "CardPolicy", "CompositeCard", "StreetCards",
+           "CardPolicy", "CompositeCard", "StreetCards", "card_model",
            "card_from_tree", "card_ranges", "fit_card", "provisional_card", "grow_card_by_regret", "grow_card_tree", "plain_table"]
 
 #: Street numbers (cards on the board) and their names.
@@ -483,6 +483,14 @@ class CompositeCard:
         return self.leaf_table(key)[idx]
 
 
+def card_model(card: RuleCard, fixed=None):
+    """The card as a policy over leaves: :class:`CardPolicy`, or beside ``fixed`` cards for the other streets
+    (``{street: RuleCard}``, kept as they are) a :class:`CompositeCard`, whose own leaves are under
+    :data:`CARD_KEY` and the fixed cards' under :data:`FIXED_KEY` (frozen in
+    :func:`hunl.distill.optimal_leaves.optimise_leaves`)."""
+    return CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
+
+
 def provisional_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, title: str = "HUNL rule card",
                      ranges: str = "start") -> tuple[RuleCard, np.ndarray, np.ndarray, np.ndarray, list]:
     """The card of the tree with ``n_rules`` leaves playing the equilibrium's mean strategy in each rule (the start
@@ -555,7 +563,7 @@ def fit_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray, games,
     provisional, means, masks, coverage, streets = provisional_card(tree, n_rules, Z, Y, title, ranges)
     order = np.asarray(provisional.meta["leaf_order"], dtype=np.int64)  # leaf position of each rule
     if iterations > 0:
-        model = CardPolicy(provisional) if not fixed else CompositeCard(CardPolicy(provisional), fixed)
+        model = card_model(provisional, fixed)
         res = optimise_leaves(model, games, iterations=iterations, log_every=max(1, iterations // 10),
                               workers=workers, progress=progress, frozen=(FIXED_KEY,) if fixed else ())
         tuned = np.empty_like(res.tables[CARD_KEY])

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from hunl.distill.actions import class_routing
-from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, CompositeCard, _design_of
+from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, _design_of, card_model
 from hunl.distill.optimal_leaves import (
     _flatten,
     _NodeLeaves,
@@ -127,10 +127,6 @@ def move_split(card: RuleCard, split: tuple[int, str, float], new: float) -> Rul
     return dataclasses.replace(card, sections=tuple(sections))
 
 
-def _model(card: RuleCard, fixed):
-    return CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
-
-
 def card_quantities(card: RuleCard) -> tuple[str, ...]:
     """The quantities the card's conditions (sections' and rules') read, in :data:`CARD_FEATURES` order."""
     used = {c.feature for sec in card.sections for c in sec.conditions + tuple(
@@ -174,7 +170,7 @@ class _SplitShard:
     same rule."""
 
     def __init__(self, card: RuleCard, fixed, games, weights):
-        model = _model(card, fixed)
+        model = card_model(card, fixed)
         reader = model if isinstance(model, CardPolicy) else model.learn
         self.card, self.fixed, self.games = card, fixed, list(games)
         self.weights = np.asarray(weights, dtype=np.float64)
@@ -232,7 +228,7 @@ class _SplitShard:
         """Weighted sum over the endgames of NashConv / 2 (% of the pot) of each card."""
         out = []
         for card in cards:
-            model = _model(card, self.fixed)
+            model = card_model(card, self.fixed)
             ids = self._leaves(card)
             tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
             out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves])
@@ -617,7 +613,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         from hunl.distill.optimal_leaves import LeafWorkers
         from hunl.distill.plain_search import plain_by_exploitability
 
-        model = _model(moved, fixed)
+        model = card_model(moved, fixed)
         table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
         used = classes_played(class_weight) | (table > 0)
         with LeafWorkers(model, games, workers, weights) as pool:
