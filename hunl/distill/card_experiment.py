@@ -11,8 +11,9 @@
    it in every held-out endgame (exploitability, NashConv / 2, in % of the pot and mbb/g; EV against the stored
    solution) -- each size is cached under ``out``, so a killed run resumes; the two sides of a split that print
    the same mix are then one rule (:meth:`rulelearn.rules.cards.RuleCard.merge_equal_rules`), and in a section
-   whose rules partition it the last rule reads "otherwise" (:meth:`~rulelearn.rules.cards.RuleCard.with_otherwise`):
-   the card plays the same, so its cost stands, and the frontier counts the printed card's rules and conditions;
+   whose rules partition it the last rule reads "otherwise" (:meth:`~rulelearn.rules.cards.RuleCard.with_otherwise`),
+   and a rule that plays the "otherwise" mix where no rule between them can take its decisions goes
+   (:meth:`~rulelearn.rules.cards.RuleCard.without_default_copies`): the card plays the same, so its cost stands, and the frontier counts the printed card's rules and conditions;
 4. measures the baselines and, for comparison, depth-limited trees with unconstrained thresholds and optimal
    leaves (:class:`hunl.distill.policy.DistilledPolicy`), with their conditions counted the same way;
 5. with ``libratus``: plays the card of ``card_rules`` rules in the four Libratus endgames.
@@ -360,7 +361,7 @@ def run_cards(job: CardJob) -> int:
                 cards[n] = RuleCard(c.title, c.sections, c.quantities, replace(c.cost, measure=wording), c.notes,
                                     c.meta)
             # plays the same: split sides that print one mix are one rule, a section's last rule reads "otherwise"
-            cards[n] = cards[n].merge_equal_rules().with_otherwise()
+            cards[n] = cards[n].merge_equal_rules().with_otherwise().without_default_copies()
             rec = {**rec, "n_rules": cards[n].n_rules, "n_conditions": cards[n].n_conditions}
             frontier.append({k: v for k, v in rec.items() if k != "card"})
             print(f"   {n:3d} rules ({rec['n_rules']} as printed), {rec['n_conditions']:3d} conditions: "

@@ -621,7 +621,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
                 pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
                 order=np.argsort(-per_rule, kind="stable"), progress=True)
         moved = with_strategies(moved, table)
-    moved = with_coverage(moved, coverage)
+    searched = with_coverage(moved, coverage)
+    # a rule whose mix moved onto its section's default ("otherwise") mix plays as the default: one rule fewer
+    moved = searched.without_default_copies()
     tag = "thresholds moved by their cost"
     title = job.title if job.title else moved.title if tag in moved.title else (
         moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
@@ -638,7 +640,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
-              "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, moved),
+              "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, searched),
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
               "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,

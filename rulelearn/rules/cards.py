@@ -408,6 +408,42 @@ class RuleCard:
             return self
         return RuleCard(self.title, tuple(sections), self.quantities, self.cost, self.notes, self.meta)
 
+    def without_default_copies(self) -> RuleCard:
+        """The same card with fewer rules: a rule that plays what its section's default rule plays is dropped.
+
+        A section ending in a rule without conditions (``"otherwise: ..."``, :meth:`with_otherwise`) sends every
+        decision no earlier rule took to it. A rule before it with the same strategy and action, whose conditions
+        (read as a box) cannot hold together with those of any rule between it and the default, takes only
+        decisions that would otherwise fall to the default: dropping it changes no decision's strategy. Rules are
+        dropped from the last to the first, so a run of such rules goes at once.
+
+        Returns
+        -------
+        RuleCard
+            Every decision plays what it played on ``self``; the default rule's coverage gains the dropped rules'.
+            ``self`` if nothing is dropped.
+        """
+        sections, changed = [], False
+        for sec in self.sections:
+            rules = list(sec.rules)
+            if len(rules) > 1 and not rules[-1].conditions:
+                default = rules[-1]
+                for i in range(len(rules) - 2, -1, -1):
+                    r = rules[i]
+                    if r.action != default.action or r.strategy != default.strategy:
+                        continue
+                    box = _box(r)
+                    if any(_overlap(box, _box(rules[k])) for k in range(i + 1, len(rules) - 1)):
+                        continue
+                    default = CardRule((), default.action, default.strategy, default.coverage + r.coverage)
+                    del rules[i]
+                    rules[-1] = default
+                    changed = True
+            sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
+        if not changed:
+            return self
+        return RuleCard(self.title, tuple(sections), self.quantities, self.cost, self.notes, self.meta)
+
     def to_dict(self) -> dict:
         """A JSON-serialisable dict (:meth:`from_dict` inverts it)."""
         def rule(r):

@@ -1,4 +1,5 @@
-"""RuleCard.merge_equal_rules and RuleCard.with_otherwise: fewer rules and conditions, the same play
+"""RuleCard.merge_equal_rules, RuleCard.with_otherwise and RuleCard.without_default_copies: fewer rules and
+conditions, the same play
 (rulelearn.rules.cards)."""
 
 from __future__ import annotations
@@ -124,13 +125,15 @@ def test_shipped_cards_merged_play_as_printed():
     from hunl.distill.quantities import CARD_FEATURES
 
     rng = np.random.default_rng(1)
-    merged = 0
+    merged = dropped = 0
     for path in sorted(DOCS.glob("*.json")):
         if path.stem == "betgame":
             continue
         card = RuleCard.from_dict(json.loads(path.read_text()))
-        m = card.merge_equal_rules().with_otherwise()
-        merged += card.n_rules - m.n_rules
+        o = card.merge_equal_rules().with_otherwise()
+        m = o.without_default_copies()
+        merged += card.n_rules - o.n_rules
+        dropped += o.n_rules - m.n_rules
         conds = [c for r in card.rules() for c in r.conditions] + [c for s in card.sections for c in s.conditions]
         th = sorted({c.threshold for c in conds})
         vals = np.array(th + [t + 1e-9 for t in th] + [t - 1e-9 for t in th] + [-5.0, 5.0, np.nan])
@@ -141,6 +144,7 @@ def test_shipped_cards_merged_play_as_printed():
         sb = np.array([r.strategy for r in m.rules()])[b[b >= 0]]
         np.testing.assert_array_equal(sa, sb)
     assert merged > 0          # some shipped card has sides of a split that print one mix
+    assert dropped >= 2        # the summary river card's two rules that fold 9 in 10 before 'otherwise'
 
 
 def test_the_rule_with_most_conditions_becomes_otherwise():
@@ -174,3 +178,46 @@ def test_otherwise_on_a_tree_card_changes_no_decision(card, seed):
     if card.n_rules > 1 and m.n_rules > 1:       # a tree's leaves partition the space: the last rule is otherwise
         assert m.rules()[-1].conditions == ()
         assert m.n_conditions < card.n_conditions
+
+
+def test_a_rule_that_plays_the_default_is_dropped_unless_a_rule_in_between_can_take_its_decisions():
+    card = _card([_rule([("x", "<=", 0.2)], FOLD, 0.2), _rule([("y", "<=", 0.4)], CALL, 0.3),
+                  _rule([("x", ">", 0.5)], FOLD, 0.1), _rule([], FOLD, 0.4)])
+    m = card.without_default_copies()
+    # "x > 0.5" falls to the default at once; "x <= 0.2" stays: "y <= 0.4" would take some of its decisions
+    assert m.n_rules == 3 and [r.conditions for r in m.rules()][:2] == [card.rules()[0].conditions,
+                                                                      card.rules()[1].conditions]
+    assert m.rules()[-1].conditions == () and np.isclose(m.rules()[-1].coverage, 0.5)
+    X = _rows(card)
+    np.testing.assert_array_equal(_plays(m, X), _plays(card, X))
+    # no default, another mix, or one rule: nothing to drop
+    assert _card(card.rules()[:3]).without_default_copies().n_rules == 3
+    assert _card([_rule([("x", ">", 0.5)], CALL), _rule([], FOLD)]).without_default_copies().n_rules == 2
+    assert _card([_rule([], FOLD)]).without_default_copies().n_rules == 1
+
+
+@st.composite
+def rule_lists(draw):
+    """A section of 1-5 rules on random boxes of x and y (round thresholds), each folding or calling, then a
+    default rule."""
+    grid = [float(t) for t in share_grid()]
+    rules = []
+    for _ in range(draw(st.integers(1, 5))):
+        conds = []
+        for f in draw(st.lists(st.sampled_from(["x", "y"]), min_size=1, max_size=2, unique=True)):
+            lo, hi = sorted(draw(st.lists(st.sampled_from(grid), min_size=2, max_size=2, unique=True)))
+            side = draw(st.sampled_from(["lo", "hi", "both"]))
+            conds += [(f, ">", lo)] * (side != "hi") + [(f, "<=", hi)] * (side != "lo")
+        rules.append(_rule(conds, draw(st.sampled_from([FOLD, CALL])), draw(st.floats(0.01, 1.0))))
+    rules.append(_rule([], draw(st.sampled_from([FOLD, CALL])), draw(st.floats(0.01, 1.0))))
+    return _card(rules)
+
+
+@settings(max_examples=100, deadline=None)
+@given(card=rule_lists(), seed=st.integers(0, 2**16))
+def test_dropping_copies_of_the_default_changes_no_decision(card, seed):
+    m = card.without_default_copies()
+    X = _rows(card, seed=seed)
+    np.testing.assert_array_equal(_plays(m, X), _plays(card, X))
+    assert np.isclose(sum(r.coverage for r in m.rules()), sum(r.coverage for r in card.rules()))
+    assert m.without_default_copies().n_rules == m.n_rules
