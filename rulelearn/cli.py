@@ -142,7 +142,10 @@ def _print_cards(names, markdown: bool, out=None) -> int:
     """Print the cards ``names`` (default :data:`HEADLINE_CARDS`); with ``out``, also write each as
     ``<out>/<name>.md`` and, for a hold'em card, its one-page figure ``<out>/<name>_card.png``
     (:data:`CARD_FIGURES`: the rules beside 13x13 grids of the hands each rule covers on an
-    example board; the bet game's card has no hand grid)."""
+    example board; the bet game's card has no hand grid). A rule that plays its section's "otherwise" mix
+    where no rule in between can take its decisions is not printed
+    (:meth:`rulelearn.rules.cards.RuleCard.without_default_copies`): the card plays what its file plays, so its
+    cost line stands."""
     import json
 
     from rulelearn.rules.cards import RuleCard
@@ -154,7 +157,8 @@ def _print_cards(names, markdown: bool, out=None) -> int:
         Path(out).mkdir(parents=True, exist_ok=True)
     for name in names or HEADLINE_CARDS:
         path = _card_path(name)
-        card = RuleCard.from_dict(json.loads(path.read_text()))
+        # no rule that plays its section's "otherwise" mix (a search that moves mixes can leave such rules behind)
+        card = RuleCard.from_dict(json.loads(path.read_text())).without_default_copies()
         print(card.to_markdown() if markdown else card.to_text())
         if out is not None:
             written.append(Path(out) / f"{path.stem}.md")
