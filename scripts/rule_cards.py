@@ -153,6 +153,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--mixes", type=float, default=0.0, metavar="RADIUS",
                     help="then choose each rule's plain mix again within RADIUS of it by the training cost (default 0: "
                          "keep the mixes)")
+    th.add_argument("--by-position", type=int, nargs="+", default=(), metavar="RULE",
+                    help="first move these rules (positions in the card's either-position section of decisions not "
+                         "facing a bet) into each position's section and choose each copy's plain mix by the training "
+                         "cost (default: none)")
+    th.add_argument("--position-radius", type=float, default=1.0,
+                    help="how far a copy's mix may move from the rule's (default 1: any plain mix)")
     th.add_argument("--workers", type=int, default=None)
     th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json)")
     th.add_argument("--name", default="river-thresholds", help="block card-<name>-thresholds")
@@ -250,7 +256,11 @@ def main(argv=None) -> int:
             card=a.card, db=tuple(a.db), seed=a.seed, train=a.train[0] if len(a.train) == 1 else tuple(a.train),
             max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
             mixes=a.mixes, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
-            fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else ()))
+            fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else (),
+            by_position=tuple(a.by_position), position_radius=a.position_radius))
+        if res["position_log"]:
+            print(f"rules {', '.join(map(str, res['by_position']))} per position: {res['position_log'][0]:.2f}% -> "
+                  f"{res['position_log'][-1]:.2f}% of the pot on the training endgames")
         for h in res["held_out"]:
             print(f"held out: {h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}")
         print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% "

@@ -483,6 +483,13 @@ class ThresholdJob:
         0 (default): the rules keep their mixes. Positive: after the thresholds, each rule's plain mix is chosen
         again among those within this distance of it, by the training cost
         (:func:`hunl.distill.plain_search.plain_by_exploitability`; classes the equilibrium plays in the rule).
+    by_position : tuple of int
+        Before the search, these rules of the card's either-position section of decisions not facing a bet are
+        moved into each position's section (:func:`hunl.distill.position_rules.by_position`; same play), and the
+        copies' plain mixes chosen for each position by the training cost, among every plain mix within
+        ``position_radius`` of the rule's (two passes). Default ``()``: not done.
+    position_radius : float
+        See ``by_position`` (default 1.0: every plain mix).
     workers : int or None
     out : str
         The moved card's JSON.
@@ -504,6 +511,8 @@ class ThresholdJob:
     steps: int = 2
     sweeps: int = 2
     mixes: float = 0.0
+    by_position: tuple = ()
+    position_radius: float = 1.0
     workers: int | None = None
     out: str = "docs/cards/river-thresholds.json"
     name: str = "river-thresholds"
@@ -577,7 +586,13 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         raise ValueError("db must name at least one database")
     train_ns = [check_int("train", v, 1) for v in _per_db("train", job.train, len(dbs))]
     max_tests = [check_int("max_test", v, 0) for v in _per_db("max_test", job.max_test, len(dbs))]
-    card = RuleCard.from_dict(json.loads(Path(job.card).read_text()))
+    # the same play with no rule that plays its section's "otherwise" mix (the search could move such a rule's mix)
+    card = RuleCard.from_dict(json.loads(Path(job.card).read_text())).without_default_copies()
+    position_rows = None
+    if job.by_position:
+        from hunl.distill.position_rules import by_position
+
+        card, position_rows = by_position(card, job.by_position)
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
     streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
     games, weights, parts, train_sets = [], [], [], []
@@ -593,6 +608,18 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
         train_sets.append((db, family, train["game_id"]))
     workers = job.workers or 1
+    position_log: list = []
+    if position_rows is not None:
+        from hunl.distill.optimal_leaves import LeafWorkers
+        from hunl.distill.plain_search import plain_by_exploitability
+
+        model = card_model(card, fixed)
+        table = np.array([r.strategy for r in card.rules()], dtype=np.float64)
+        with LeafWorkers(model, games, workers, weights) as pool:
+            table, position_log = plain_by_exploitability(
+                pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table,
+                np.ones(table.shape, dtype=bool), job.position_radius, order=position_rows, sweeps=2, progress=True)
+        card = with_strategies(card, table)
     moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
                                               weights=weights)
     # the training decisions (the equilibrium's) read chunk by chunk, after the search: each rule's weight and the
@@ -635,12 +662,16 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         "from": job.card, "db": dbs[0] if len(dbs) == 1 else list(dbs), "train": len(games)
         if len(dbs) == 1 else [n for *_, n in parts], "steps": job.steps, "sweeps": job.sweeps,
         "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log,
+        **({"by_position": list(job.by_position), "position_radius": job.position_radius,
+            "position_train_pct_pot": position_log} if job.by_position else {}),
         **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
               "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, searched),
+              "by_position": list(job.by_position), "position_radius": job.position_radius,
+              "position_log": position_log,
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
               "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,
@@ -655,7 +686,14 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     log = result["log"]
-    rows = [("the card as given", f"{log[0]:.2f}")] + [
+    plog = result.get("position_log") or []
+    rows = [] if not plog else [
+        (f"the card as given, its either-position betting rules {', '.join(map(str, result['by_position']))} "
+         "copied into each position's section", f"{plog[0]:.2f}"),
+        (f"the copies' plain mixes chosen for each position within {result['position_radius']:g}", f"{plog[-1]:.2f}")]
+    # the copies' mixes were tried with the leaves (own ranges) of the card before them; the search reads them again
+    rows += [("the card as given" if not plog else "the same card, its quantities read again under those mixes",
+              f"{log[0]:.2f}")] + [
         (f"its thresholds after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
     if result["mixes_log"]:
         rows.append((f"the best of these, its plain mixes chosen again within {result['mixes']:g}",
