@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard, _box, _overlap
+from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard, conditions_overlap
 
 __all__ = ["by_position"]
 
@@ -75,14 +75,13 @@ def by_position(card: RuleCard, rules, section: int | None = None) -> tuple[Rule
         raise ValueError(f"rules must be distinct positions in 0..{len(sec.rules) - 1} of section {section}, "
                          f"got {rules!r}")
     for r in rules:
-        box = _box(sec.rules[r])
-        later = [k for k in range(r + 1, len(sec.rules)) if k not in rules and _overlap(box, _box(sec.rules[k]))]
+        later = [k for k in range(r + 1, len(sec.rules))
+                 if k not in rules and conditions_overlap(sec.rules[r].conditions, sec.rules[k].conditions)]
         if later:
             raise ValueError(f"rules: rule {r} of section {section} can take decisions rule {later[0]} after it "
                              "also holds for; moving it would change the play")
-    where = _box(CardRule(tuple(sec.conditions), "", ()))
     between = [k for k in range(section + 1, len(secs)) if not any(c.feature == "in_position" for c in secs[k].conditions)
-               and _overlap(where, _box(CardRule(tuple(secs[k].conditions), "", ())))]
+               and conditions_overlap(sec.conditions, secs[k].conditions)]
     if between:
         raise ValueError(f"section: section {between[0]} ({secs[between[0]].title!r}) after section {section} can "
                          "take its decisions before a position's section; moving rules would change the play")

@@ -20,7 +20,7 @@ import numpy as np
 
 from rulelearn.rules.plain import QUANTITY_KINDS, is_round
 
-__all__ = ["CardCondition", "CardCost", "CardRule", "CardSection", "Quantity", "RuleCard"]
+__all__ = ["CardCondition", "CardCost", "CardRule", "CardSection", "Quantity", "RuleCard", "conditions_overlap"]
 
 
 @dataclass(frozen=True)
@@ -502,6 +502,13 @@ def _overlap(a: dict, b: dict) -> bool:
         if lo is not None and hi is not None and lo >= hi:
             return False
     return True
+
+
+def conditions_overlap(a, b) -> bool:
+    """Whether two conjunctions of card conditions (sequences of :class:`CardCondition`, e.g. two rules' or a rule's
+    and a section's) can hold at once: each read as a box, one interval per quantity, as :meth:`RuleCard.rule_index`
+    reads them (``lo < x <= hi``)."""
+    return _overlap(_box(CardRule(tuple(a), "", ())), _box(CardRule(tuple(b), "", ())))
 
 
 def _union(a: CardRule, b: CardRule):

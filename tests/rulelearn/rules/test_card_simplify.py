@@ -221,3 +221,13 @@ def test_dropping_copies_of_the_default_changes_no_decision(card, seed):
     np.testing.assert_array_equal(_plays(m, X), _plays(card, X))
     assert np.isclose(sum(r.coverage for r in m.rules()), sum(r.coverage for r in card.rules()))
     assert m.without_default_copies().n_rules == m.n_rules
+
+
+def test_conditions_overlap_reads_each_conjunction_as_a_box():
+    from rulelearn.rules.cards import conditions_overlap
+
+    c = CardCondition
+    assert not conditions_overlap([c("x", "<=", 0.2)], [c("x", ">", 0.2)])          # adjacent intervals
+    assert conditions_overlap([c("x", "<=", 0.5)], [c("x", ">", 0.2), c("y", "<=", 0.1)])
+    assert conditions_overlap([], [c("x", ">", 0.9)])                              # no condition: everywhere
+    assert not conditions_overlap([c("x", ">", 0.2), c("x", "<=", 0.4)], [c("x", ">", 0.4)])
