@@ -571,8 +571,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     Raises
     ------
     ValueError
-        If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, or ``train`` is
-        below 1.
+        If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, ``train`` is
+        below 1, ``position_radius`` is not positive (with ``by_position``), or :func:`hunl.distill.position_rules.
+        by_position` refuses ``by_position``.
     """
     from hunl.distill.card_experiment import _chunks, split_endgames
     from hunl.distill.cards import card_ranges
@@ -591,6 +592,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     position_rows = None
     if job.by_position:
         from hunl.distill.position_rules import by_position
+
+        if not (np.isfinite(job.position_radius) and job.position_radius > 0):
+            raise ValueError(f"position_radius must be a positive number, got {job.position_radius!r}")
 
         card, position_rows = by_position(card, job.by_position)
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None

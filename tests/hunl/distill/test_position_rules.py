@@ -131,3 +131,12 @@ def test_thresholds_by_position_end_to_end(tmp_path):
             assert np.max(np.abs(np.subtract(sec.rules[k].strategy, start[src].strategy))) <= 0.3 + 1e-9
     text = doc.read_text()
     assert "copied into each position's section" in text and "chosen for each position within 0.3" in text
+
+
+def test_thresholds_by_position_rejects_a_radius_that_is_not_positive(tmp_path):
+    from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
+
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river-moved-all.json"), db=str(tmp_path / "none"),
+                       by_position=(1,), position_radius=0.0, out=str(tmp_path / "x.json"))
+    with pytest.raises(ValueError, match="position_radius"):
+        run_threshold_search(job)
