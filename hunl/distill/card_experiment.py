@@ -13,7 +13,8 @@
    the same mix are then one rule (:meth:`rulelearn.rules.cards.RuleCard.merge_equal_rules`), and in a section
    whose rules partition it the last rule reads "otherwise" (:meth:`~rulelearn.rules.cards.RuleCard.with_otherwise`),
    and a rule that plays the "otherwise" mix where no rule between them can take its decisions goes
-   (:meth:`~rulelearn.rules.cards.RuleCard.without_default_copies`): the card plays the same, so its cost stands, and the frontier counts the printed card's rules and conditions;
+   (:meth:`~rulelearn.rules.cards.RuleCard.without_default_copies`): the card plays the same, so its cost stands,
+   and the frontier counts the printed card's rules and conditions;
 4. measures the baselines and, for comparison, depth-limited trees with unconstrained thresholds and optimal
    leaves (:class:`hunl.distill.policy.DistilledPolicy`), with their conditions counted the same way;
 5. with ``libratus``: plays the card of ``card_rules`` rules in the four Libratus endgames.

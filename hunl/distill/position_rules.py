@@ -24,10 +24,6 @@ _EITHER = "either position"
 _POSITIONS = ((("<=", 0.5), "out of position (acting first)"), ((">", 0.5), "in position (acting last)"))
 
 
-def _positional(sec: CardSection, side: tuple) -> tuple:
-    return tuple(sec.conditions) + (CardCondition("in_position", *side),)
-
-
 def by_position(card: RuleCard, rules, section: int | None = None) -> tuple[RuleCard, np.ndarray]:
     """The card with rules of an either-position section moved into each position's section (same play).
 
@@ -89,18 +85,15 @@ def by_position(card: RuleCard, rules, section: int | None = None) -> tuple[Rule
     secs[section] = CardSection(sec.title, tuple(x for k, x in enumerate(sec.rules) if k not in rules),
                                 sec.conditions)
     halves = tuple(CardRule(x.conditions, x.action, x.strategy, x.coverage / 2) for x in moved)
+    targets = []                                  # each position's section, where its copies come first
     for side, phrase in _POSITIONS:
-        conds = _positional(sec, side)
+        conds = tuple(sec.conditions) + (CardCondition("in_position", *side),)
         k = next((j for j, s in enumerate(secs) if set(s.conditions) == set(conds)), None)
         if k is None:
-            secs.append(CardSection(sec.title.replace(_EITHER, phrase), halves, conds))
-        else:
-            secs[k] = CardSection(secs[k].title, halves + tuple(secs[k].rules), secs[k].conditions)
-    out = RuleCard(card.title, tuple(secs), card.quantities, card.cost, card.notes, card.meta)
-    starts = np.cumsum([0] + [len(s.rules) for s in out.sections])
-    rows = []
-    for side, _ in _POSITIONS:
-        conds = _positional(sec, side)
-        k = next(j for j, s in enumerate(out.sections) if set(s.conditions) == set(conds))
-        rows += [int(starts[k]) + i for i in range(len(moved))]
-    return out, np.asarray(rows, dtype=np.int64)
+            k = len(secs)
+            secs.append(CardSection(sec.title.replace(_EITHER, phrase), (), conds))
+        secs[k] = CardSection(secs[k].title, halves + tuple(secs[k].rules), secs[k].conditions)
+        targets.append(k)
+    starts = np.cumsum([0] + [len(s.rules) for s in secs])
+    rows = np.concatenate([starts[k] + np.arange(len(moved)) for k in targets]).astype(np.int64)
+    return RuleCard(card.title, tuple(secs), card.quantities, card.cost, card.notes, card.meta), rows

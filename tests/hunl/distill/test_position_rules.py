@@ -13,28 +13,15 @@ from hypothesis import strategies as st
 
 from hunl.distill.cards import CARD_FEATURES
 from hunl.distill.position_rules import by_position
-from hunl.distill.quantities import QUANTITIES, feature_grid
+from hunl.distill.quantities import QUANTITIES
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
+from tests.hunl.distill.card_rows import design_rows as _rows
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _card(name: str) -> RuleCard:
     return RuleCard.from_dict(json.loads((ROOT / "docs" / "cards" / f"{name}.json").read_text()))
-
-
-def _rows(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = np.empty((n, len(CARD_FEATURES)))
-    for j, f in enumerate(CARD_FEATURES):
-        grid = feature_grid(f)
-        hi = 1.0 if grid is None else float(np.max(grid)) * 1.2
-        X[:, j] = rng.uniform(-0.1 * hi, hi, n)
-    X[:, CARD_FEATURES.index("street")] = rng.choice([4.0, 5.0], n)
-    X[:, CARD_FEATURES.index("facing")] = rng.choice([0.0, 1.0], n)
-    X[:, CARD_FEATURES.index("in_position")] = rng.choice([0.0, 1.0], n)
-    X[rng.random(X.shape) < 0.05] = np.nan
-    return X
 
 
 def _plays(card: RuleCard, X: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ from hunl.distill.threshold_search import (
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
+from tests.hunl.distill.card_rows import design_rows as _rows
 
 ROOT = Path(__file__).resolve().parents[3]
 SIZES = BetSizes(bets=(0.5, 1.0), raises=(1.0,), all_in=True)
@@ -44,21 +45,6 @@ def games():
              ("AhKd7c7s3h", "88+,AQo+,KQs,JTs,65s", "22+,A2s+,KTo+,QTs+", 600, 6000))
     return [HoldemEndgame(b, [r1, r2], pot=pot, stack=stack, bet_sizes=SIZES, raise_cap=1)
             for b, r1, r2, pot, stack in specs]
-
-
-def _rows(n: int, seed: int) -> np.ndarray:
-    """Random card design rows on both streets and all decision types, values spread over every quantity's grid."""
-    rng = np.random.default_rng(seed)
-    X = np.empty((n, len(CARD_FEATURES)))
-    for j, f in enumerate(CARD_FEATURES):
-        grid = feature_grid(f)
-        hi = 1.0 if grid is None else float(np.max(grid)) * 1.2
-        X[:, j] = rng.uniform(-0.1 * hi, hi, n)
-    X[:, CARD_FEATURES.index("street")] = rng.choice([4.0, 5.0], n)
-    X[:, CARD_FEATURES.index("facing")] = rng.choice([0.0, 1.0], n)
-    X[:, CARD_FEATURES.index("in_position")] = rng.choice([0.0, 1.0], n)
-    X[rng.random(X.shape) < 0.05] = np.nan
-    return X
 
 
 def test_sections_that_share_decisions_form_one_group():
