@@ -92,18 +92,13 @@ def test_a_move_that_would_change_the_play_is_refused():
         by_position(otherwise, [0])
 
 
-def test_thresholds_by_position_end_to_end(tmp_path):
-    from hunl.distill.family import HoldemRiverFamily
+def test_thresholds_by_position_end_to_end(tmp_path, small_river_db):
     from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
-    from rulelearn.data.database import SolutionDatabase
 
-    family = HoldemRiverFamily(max_combos=40, iterations=60, target_pct_pot=1.0)
-    db = SolutionDatabase(tmp_path / "db")
-    db.generate(family, 8, seed=0, workers=1, progress=False, family_params=family.params())
     doc = tmp_path / "HUNL.md"
     doc.write_text("# HUNL\n")
     out = tmp_path / "pos.json"
-    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river-moved-all.json"), db=str(tmp_path / "db"), train=5,
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river-moved-all.json"), db=str(small_river_db[0]), train=5,
                        steps=1, sweeps=1, by_position=(1, 2), position_radius=0.3, workers=1, out=str(out),
                        doc=str(doc), name="p")
     res = run_threshold_search(job)

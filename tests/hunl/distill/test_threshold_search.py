@@ -221,19 +221,15 @@ def test_weights_give_the_weighted_mean(games):
             SplitWorkers(card, games, weights=bad)
 
 
-def test_run_threshold_search_end_to_end(tmp_path):
-    from hunl.distill.family import HoldemRiverFamily
+def test_run_threshold_search_end_to_end(tmp_path, small_river_db):
     from hunl.distill.threshold_search import ThresholdJob, run_threshold_search, with_strategies
     from rulelearn.data.database import SolutionDatabase
 
-    family = HoldemRiverFamily(max_combos=40, iterations=60, target_pct_pot=1.0)
-    db = SolutionDatabase(tmp_path / "db")
-    db.generate(family, 8, seed=0, workers=1, progress=False, family_params=family.params())
     doc = tmp_path / "HUNL.md"
     doc.write_text("# HUNL\n")
     out = tmp_path / "moved.json"
     card = _card("river")
-    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(tmp_path / "db"), train=5, steps=1,
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(small_river_db[0]), train=5, steps=1,
                        sweeps=1, mixes=0.1, workers=1, out=str(out), doc=str(doc), name="t")
     res = run_threshold_search(job)
     moved = RuleCard.from_dict(json.loads(out.read_text()))
@@ -242,7 +238,8 @@ def test_run_threshold_search_end_to_end(tmp_path):
     # its cost: the card played in the held-out endgames of the split, exactly
     from hunl.distill.card_experiment import split_endgames
 
-    cols = db.load(None)
+    path, family = small_river_db
+    cols = SolutionDatabase(path).load(None)
     _, test = split_endgames(len(cols["game_id"]), 0, 0.2, 400)
     held = [family.game(cols, int(i)) for i in test]
     want = [evaluate_policy(g, play(g, CardPolicy(moved))).exploitability_pct_pot for g in held]
