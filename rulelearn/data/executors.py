@@ -315,7 +315,12 @@ class DaskExecutor:
                    for k, args in enumerate(tasks)]
         self._futures = futures
         try:
-            for fut, result in distributed.as_completed(futures, with_results=True):
+            # Each result is fetched here, one future at a time, not by ``as_completed(..., with_results=True)``:
+            # that gathers in the background in batches, and releasing a future already consumed while a batch
+            # holding it is in flight could leave the last result never delivered (an intermittent hang seen in
+            # CI, 2026-11-29: the scheduler held the result, the client waited).
+            for fut in distributed.as_completed(futures):
+                result = fut.result()
                 fut.release()
                 yield result
         finally:
