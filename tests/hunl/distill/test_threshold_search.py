@@ -225,11 +225,12 @@ def test_run_threshold_search_end_to_end(tmp_path, small_river_db):
     from hunl.distill.threshold_search import ThresholdJob, run_threshold_search, with_strategies
     from rulelearn.data.database import SolutionDatabase
 
+    path, family = small_river_db
     doc = tmp_path / "HUNL.md"
     doc.write_text("# HUNL\n")
     out = tmp_path / "moved.json"
     card = _card("river")
-    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(small_river_db[0]), train=5, steps=1,
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(path), train=5, steps=1,
                        sweeps=1, mixes=0.1, workers=1, out=str(out), doc=str(doc), name="t")
     res = run_threshold_search(job)
     moved = RuleCard.from_dict(json.loads(out.read_text()))
@@ -238,7 +239,6 @@ def test_run_threshold_search_end_to_end(tmp_path, small_river_db):
     # its cost: the card played in the held-out endgames of the split, exactly
     from hunl.distill.card_experiment import split_endgames
 
-    path, family = small_river_db
     cols = SolutionDatabase(path).load(None)
     _, test = split_endgames(len(cols["game_id"]), 0, 0.2, 400)
     held = [family.game(cols, int(i)) for i in test]
