@@ -12,3 +12,14 @@ import os
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Lift pytest-timeout's per-test limit (``timeout`` in ``pyproject.toml``) from tests marked slow that set
+    none themselves: they run by hand (``pytest -m slow``), and some (the full preflop equity table build) take
+    longer than a hung default test is allowed to."""
+    import pytest
+
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(0))
