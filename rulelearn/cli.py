@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -175,7 +176,16 @@ def _print_cards(names, markdown: bool, out=None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rulelearn`` argument parser: ``demo``, ``generate``, ``rules`` and the commands of :data:`COMMANDS`."""
-    parser = argparse.ArgumentParser(prog="rulelearn", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="rulelearn", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Solve poker games, learn rules a person can remember from the solutions, and measure what "
+                    "they cost.",
+        epilog="examples:\n"
+               "  rulelearn demo                    solve 2,000 bet games, train every learner, print scores and rules\n"
+               "  rulelearn rules --card            print the rule cards of docs/HUNL.md's summary with their cost\n"
+               "  rulelearn rules --card river-deep --out cards/   also write it as Markdown and a one-page figure\n"
+               "  rulelearn pushfold --stack 10     the push/fold chart and rule card at 10 big blinds\n"
+               "  rulelearn <command> --help        the options of a command")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="generate (or reuse) solved games, train every learner, print scores "
                                        "and rules, plot error vs depth")
@@ -195,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "own checksums, delete exactly the corrupt or truncated ones and solve them again "
                           "(default: stop and name them)")
     gen.set_defaults(func=cmd_generate)
-    rules = sub.add_parser("rules", help="fit a decision tree on a database and print its rules")
+    rules = sub.add_parser("rules", help="print the rules of a decision tree fitted on a database, or rule cards with their cost (--card)")
     rules.add_argument("--db", default="data/betgame", help="solution database directory (default data/betgame)")
     rules.add_argument("--depth", type=int, default=3, help="depth of the tree (default 3)")
     rules.add_argument("--representation", default="cdf-beats",
@@ -224,6 +234,12 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (``rulelearn rules --card | head``): stop quietly, as other command-line tools do;
+        # stdout goes to devnull so that the interpreter's final flush does not raise again
+        # (https://docs.python.org/3/library/signal.html#note-on-sigpipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's status for a command killed by a closed pipe
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
         print(f"rulelearn {args.command}: error: {exc}", file=sys.stderr)
         return 2

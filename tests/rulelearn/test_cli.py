@@ -163,3 +163,17 @@ def test_every_card_figure_entry_names_a_function():
     for spec in CARD_FIGURES.values():
         module, function = spec.split(":")
         assert callable(getattr(importlib.import_module(module), function))
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """``rulelearn rules --card | head`` : the reader closes the pipe before the card is printed; the command stops
+    with status 141 (128 + SIGPIPE) and no traceback, as other command-line tools do."""
+    import subprocess
+    import sys
+
+    code = "import sys; from rulelearn.cli import main; sys.exit(main(['rules', '--card', 'betgame']))"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the interpreter has even imported rulelearn
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
