@@ -23,12 +23,13 @@ import sys
 from pathlib import Path
 
 from games.betgame.fundamental import FundamentalJob, run_fundamental_study
+from rulelearn.report.helptext import help_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", default="data/db20k", help="solution database (default data/db20k)")
     p.add_argument("--games", type=int, default=20_000, help="use the first N games (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the 80/20 split")

@@ -37,12 +37,13 @@ import sys
 from pathlib import Path
 
 from hunl.distill.experiment import PipelineJob, run_pipeline
+from rulelearn.report.helptext import help_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--endgames", type=int, default=300, help="random river endgames to solve (default 300)")
     p.add_argument("--db", default=None, help="solution database (default data/hunl_river_<endgames>)")
     p.add_argument("--seed", type=int, default=0, help="seed of the endgame stream and the split (default 0)")

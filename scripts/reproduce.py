@@ -28,12 +28,13 @@ from pathlib import Path
 from games.betgame.fundamental import FundamentalJob, run_fundamental_study
 from rulelearn.experiments.frontier import FrontierJob, run_frontier
 from rulelearn.experiments.reproduction import ReproductionJob, render_only, reproduce
+from rulelearn.report.helptext import help_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
         "--games", type=int, default=100_000, help="games in the database (default 100000, the paper's)"
     )

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from hunl.distill.card_experiment import CardJob, run_cards
 from rulelearn.experiments.cards_report import GroupCardJob, run_group_cards
+from rulelearn.report.helptext import help_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +48,7 @@ def _features(given) -> tuple[str, ...] | None:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="game", required=True)
     b = sub.add_parser("betgame", help="the bet game's rule card (docs/RULES.md)")
     b.add_argument("--db", default="data/db20k", help="solution database (default data/db20k; built by "

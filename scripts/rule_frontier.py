@@ -29,12 +29,13 @@ import sys
 from pathlib import Path
 
 from rulelearn.experiments.frontier import FrontierJob, run_frontier
+from rulelearn.report.helptext import help_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", default="data/db20k", help="solution database (default data/db20k)")
     p.add_argument("--games", type=int, default=20_000, help="use the first N games (default 20000)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4], help="one split per seed")

@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+from rulelearn.report.helptext import help_text
+
 __all__ = ["add_arguments", "main", "run"]
 
 RULE_SOURCES = ("stored", "beam", "mip")
@@ -196,7 +198,7 @@ def _labels():
 
 def main(argv=None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="pushfold", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="pushfold", description=help_text(__doc__.split("\n\n")[0]))
     add_arguments(parser)
     return run(parser.parse_args(argv))
 
