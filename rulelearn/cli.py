@@ -230,7 +230,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``rulelearn`` console script."""
+    """Entry point of the ``rulelearn`` console script.
+
+    Parses ``argv`` (:func:`build_parser`) and runs the chosen command. A ``ValueError`` (a corrupt database
+    included), ``FileNotFoundError`` or ``RuntimeError`` of the command is printed to standard error as
+    ``rulelearn <command>: error: <message>`` instead of a traceback; a reader that closes the pipe
+    (``| head``) ends the command quietly. Other exceptions propagate.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status: the command's own (0 on success), 2 after a reported error, 141 (128 + SIGPIPE) when
+        standard output was closed by its reader.
+
+    Raises
+    ------
+    SystemExit
+        From :mod:`argparse`: with status 2 on invalid arguments or a missing command, 0 after ``--help``.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

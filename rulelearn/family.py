@@ -81,12 +81,36 @@ class GroupOptimizingFamily(Protocol):
 
 
 def hand_noun(family) -> str:
-    """What ``family`` calls a hand in words (its optional ``hand_noun`` attribute; default ``"hand"``)."""
+    """What ``family`` calls a hand in words (its optional ``hand_noun`` attribute; default ``"hand"``).
+
+    Parameters
+    ----------
+    family : object
+        A game family (:class:`GameFamily`), or any object.
+
+    Returns
+    -------
+    str
+        ``str(family.hand_noun)`` (singular, e.g. ``"card"`` for the bet game), or ``"hand"`` if ``family``
+        has no such attribute. The attribute is not checked: ``None`` gives ``"None"``.
+    """
     return str(getattr(family, "hand_noun", "hand"))
 
 
 def supports_group_optimum(family) -> bool:
-    """True when ``family`` implements :class:`GroupOptimizingFamily` (an optional method of a game family)."""
+    """True when ``family`` implements :class:`GroupOptimizingFamily` (an optional method of a game family).
+
+    Parameters
+    ----------
+    family : object
+        A game family (:class:`GameFamily`), or any object.
+
+    Returns
+    -------
+    bool
+        Whether ``family`` has an attribute ``optimal_group_strategy`` (a runtime-checkable protocol's
+        ``isinstance`` looks for the name only, not at its signature or whether it is callable).
+    """
     return isinstance(family, GroupOptimizingFamily)
 
 

@@ -56,6 +56,31 @@ def weighted_quantile_index(values, weights, q: float) -> int:
 
 
 def weighted_quantile(values, weights, q: float) -> float:
-    """The weighted ``q``-quantile of ``values`` (see :func:`weighted_quantile_index`)."""
+    """The weighted ``q``-quantile of ``values`` (see :func:`weighted_quantile_index`).
+
+    The lower quantile of the module docstring: the smallest value at which the cumulative weight of the
+    values sorted ascending reaches ``q`` times the total weight (relative tolerance :data:`QUANTILE_RTOL`).
+    The inputs are not checked.
+
+    Parameters
+    ----------
+    values : array_like of float, shape ``(n,)``
+        Any shape is flattened; ``n >= 1``.
+    weights : array_like of float, shape ``(n,)``
+        Non-negative, with a positive sum. All zero weights give the smallest value.
+    q : float
+        In ``[0, 1]`` (``0.5``: the lower weighted median). A ``q <= 0`` gives the smallest value, ``q > 1``
+        the largest.
+
+    Returns
+    -------
+    float
+        One of ``values``, in the units of ``values``.
+
+    Raises
+    ------
+    IndexError
+        If ``values`` is empty or ``weights`` has fewer entries than ``values``.
+    """
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     return float(v[weighted_quantile_index(v, weights, q)])

@@ -83,7 +83,36 @@ def paper_rules(dec: F.HandDecisions, family) -> list[F.FundamentalRule]:
 
 
 def by_share_beaten(dec: F.HandDecisions, family, n_bins: int = 10) -> pd.DataFrame:
-    """What the equilibrium does, by bins of the share of the opponent's range the hand beats (one row a bin)."""
+    """What the equilibrium does, by bins of the share of the opponent's range the hand beats (one row a bin).
+
+    Bin ``b`` holds the decisions whose share beaten (the feature :data:`rulelearn.rules.fundamental.BEATS`)
+    is in ``[b / n_bins, (b + 1) / n_bins)``, the last bin including 1. A *majority* is a decision with at
+    least 50% on the action(s).
+
+    Parameters
+    ----------
+    dec : HandDecisions
+        Player 1's decisions, one per (game, hand) (:func:`rulelearn.rules.fundamental.hand_decisions`).
+    family : GameFamily
+        Read is ``action_values``: bet sizes in chips (pot = 1), 0 for the check. The "small" bet is a bet of
+        at most 0.1 chips, the all-in the largest size (the bet game's grid).
+    n_bins : int, default 10
+        Number of equal-width bins over ``[0, 1]``; not checked (``n_bins >= 1``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty bin, ascending: ``share beaten`` (the bin as text, e.g. ``"20%-30%"``),
+        ``decisions`` (count), ``p_check`` and ``check_majority`` (mean probability of checking, share of
+        check majorities), ``p_check_or_small`` and ``check_or_small_majority`` (the same for checking or
+        betting at most 0.1), ``p_allin`` and ``allin_majority`` (for the all-in), and ``mean_bet`` (the
+        equilibrium's mean bet size, checks counting 0, chips).
+
+    Raises
+    ------
+    ValueError
+        If ``dec`` has no feature :data:`~rulelearn.rules.fundamental.BEATS`.
+    """
     values = np.asarray(family.action_values)
     eq = dec.equilibrium_rows
     x = dec.X[:, dec.feature(F.BEATS)]
@@ -157,7 +186,42 @@ def md_table(df: pd.DataFrame, formats: dict[str, str]) -> str:
 
 
 def run_fundamental_study(job: FundamentalJob) -> int:
-    """Test the paper's rules and find rules on a bet-game database; write the tables, figure and doc blocks."""
+    """Test the paper's rules and find rules on a bet-game database; write the tables, figure and doc blocks.
+
+    Loads the games with id below ``job.games`` of ``job.db`` (verified ones only) and splits them 80/20 (seed
+    ``job.seed``). The paper's rules (:func:`paper_rules`, Ganzfried & Yusuf 2017, *Games* 8(4), Section 4)
+    and the rules found on the training decisions (a one-feature tree of depth 4 on the share beaten with
+    merged intervals, a tree of depth 3 on both ranges' cdfs and the share beaten, and interval searches for a
+    check band and an all-in threshold at agreements ``job.min_agreement`` and 90%) are measured on the test
+    games (:func:`rulelearn.rules.statistics.family_rule_statistics`). Writes ``<out>/paper_rules.csv``,
+    ``<out>/by_share_beaten.csv`` (:func:`by_share_beaten` on the test decisions), ``<out>/found_rules.csv``
+    and the figure ``job.figure``; prints the tables; with ``job.doc``, writes the blocks
+    ``fundamental-setup``, ``paper-rules`` and ``found-rules`` of that doc.
+
+    Parameters
+    ----------
+    job : FundamentalJob
+        ``db`` and ``games`` (the database and how many of its games), ``seed`` (the split), ``min_leaf``
+        (least share of the training decisions in a tree leaf, a fraction), ``min_agreement`` (a fraction),
+        ``out``, ``figure`` and ``doc`` (``None``: no doc).
+
+    Returns
+    -------
+    int
+        Exit status, always 0 (errors raise).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``job.db`` holds no solution database.
+    CorruptManifestError, CorruptShardError
+        If its manifest or a shard read is damaged (both are ``ValueError``).
+    ValueError
+        If the decisions lack a feature the paper's rules name (``"P(P2 holds <= 6)"``: not a bet-game
+        database).
+    IndexError
+        If the family's actions have no check (size 0) or no bet (size above 0).
+    """
     args = job
     t0 = time.perf_counter()
     db = SolutionDatabase(args.db)

@@ -27,7 +27,23 @@ PARALLEL_MIN_WORK = 200_000
 
 
 def layout_of(game: Game) -> TreeLayout:
-    """The game's :class:`TreeLayout` (built once per game object and cached on it)."""
+    """The game's :class:`TreeLayout` (built once per game object and cached on it).
+
+    The layout is built by :func:`games.core.layout.build_layout` from ``game.tree``, ``game.num_hands`` and
+    ``game.chance_isomorphism()``, and stored in the game's ``__dict__`` as ``_core_layout``; later calls
+    return that object without looking at the game again (a tree changed afterwards is not seen).
+
+    Parameters
+    ----------
+    game : Game
+        The game; it must have an instance ``__dict__``.
+
+    Returns
+    -------
+    TreeLayout
+        The units and storage offsets of the game's public tree for its numbers of hands (shared, not copied:
+        do not modify it).
+    """
     cached = game.__dict__.get("_core_layout")
     if cached is None:
         cached = build_layout(game.tree, game.num_hands, iso=game.chance_isomorphism())

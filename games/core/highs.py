@@ -28,7 +28,16 @@ class _QuietHighs(highspy.Highs):
 
 
 def silence(h) -> None:
-    """Switch a HiGHS instance's output off (again, e.g. after ``h.resetOptions()``, which switches it on)."""
+    """Switch a HiGHS instance's output off (again, e.g. after ``h.resetOptions()``, which switches it on).
+
+    Sets the options ``output_flag`` and ``log_to_console`` to ``False``; the statuses HiGHS returns are not
+    checked.
+
+    Parameters
+    ----------
+    h : highspy.Highs
+        The instance, changed in place.
+    """
     h.setOptionValue("output_flag", False)
     h.setOptionValue("log_to_console", False)
 

@@ -113,7 +113,27 @@ class NodeLocks:
 
 
 def no_lock_arrays(dtype) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's lock arrays of an unlocked game: empty (no node pays a lookup)."""
+    """The kernel's lock arrays of an unlocked game: empty (no node pays a lookup).
+
+    The counterpart of :meth:`NodeLocks.kernel_arrays` when there are no locks.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype or str
+        The game's storage dtype (float64 or float32), the dtype of ``lock_probs`` (``None``: float64).
+
+    Returns
+    -------
+    lock_of : numpy.ndarray of int64, shape ``(0,)``
+        Empty: the traversal looks up no node.
+    lock_probs : numpy.ndarray of ``dtype``, shape ``(1,)``
+        A single zero, never read (a placeholder of the right type).
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a data type NumPy understands.
+    """
     return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=dtype)
 
 

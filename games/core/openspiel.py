@@ -91,7 +91,38 @@ def infoset_map(game: Game, os_game=None) -> dict:
 
 
 def to_tabular_policy(policy: Policy, os_game=None, mapping: dict | None = None):
-    """Our :class:`Policy` as an OpenSpiel ``TabularPolicy``."""
+    """Our :class:`Policy` as an OpenSpiel ``TabularPolicy``.
+
+    Each OpenSpiel information state gets the action probabilities of the ``(node, hand)`` it maps to
+    (:func:`infoset_map`); the columns of actions not legal there are 0.
+
+    Parameters
+    ----------
+    policy : Policy
+        Both players' strategies in a Kuhn or Leduc game (``policy.game``).
+    os_game : pyspiel.Game, optional
+        The OpenSpiel game; default :func:`openspiel_game` of ``policy.game``.
+    mapping : dict, optional
+        :func:`infoset_map` of the two games, if already computed (the walk of the whole tree is then
+        skipped).
+
+    Returns
+    -------
+    open_spiel.python.policy.TabularPolicy
+        A new tabular policy of both players; ``action_probability_array`` is float64 of shape
+        ``(n_information_states, num_distinct_actions)``.
+
+    Raises
+    ------
+    ValueError
+        If OpenSpiel has no equivalent of the game (the bet game).
+    AssertionError
+        If the two trees disagree while the map is built (see :func:`infoset_map`).
+    KeyError
+        If ``mapping`` or ``os_game`` belongs to another game (an information state the map does not hold).
+    ImportError
+        If OpenSpiel is not installed.
+    """
     from open_spiel.python.policy import TabularPolicy
 
     game = policy.game

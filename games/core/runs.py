@@ -83,7 +83,30 @@ def solve_game(name: str, method: str, iterations: int = 100_000, target: float 
 
 
 def format_run(run: dict, plot: str | None = None) -> str:
-    """The record of :func:`solve_game` as a few aligned lines."""
+    """The record of :func:`solve_game` as a few aligned lines.
+
+    Parameters
+    ----------
+    run : dict
+        A record of :func:`solve_game`; read are ``game``, ``method``, ``value``, ``exploitability``,
+        ``exploitability_fraction_of_pot``, ``nash_conv``, ``iterations``, ``seconds`` and, for a CFR method,
+        ``compile_seconds``.
+    plot : str, optional
+        The convergence plot's file, printed on a last line when given.
+
+    Returns
+    -------
+    str
+        Lines without a final newline: the game and method, the value to player 1 (chips), the exploitability
+        (NashConv / 2, chips, and as a fraction of the pot), NashConv (chips), the iterations (simplex
+        iterations for the LP), the solve's seconds, the kernels' compile seconds (CFR methods only) and the
+        plot.
+
+    Raises
+    ------
+    KeyError
+        If ``run`` lacks one of the keys read.
+    """
     label = "simplex iterations" if run["method"] == "lp" else "iterations"
     lines = [f"{run['game']} / {run['method']}",
              f"  value (player 1)     {run['value']:+.12f} chips",
@@ -101,7 +124,20 @@ def format_run(run: dict, plot: str | None = None) -> str:
 
 
 def finite(obj):
-    """``obj`` with non-finite floats replaced by ``None`` (JSON has no NaN or infinity), recursively."""
+    """``obj`` with non-finite floats replaced by ``None`` (JSON has no NaN or infinity), recursively.
+
+    Parameters
+    ----------
+    obj : object
+        A JSON-like record. The values of a ``dict`` and the items of a ``list`` are replaced recursively;
+        other containers (tuples, NumPy arrays) are returned as they are, without looking inside.
+
+    Returns
+    -------
+    object
+        ``None`` if ``obj`` is a non-finite ``float`` (``numpy.float64`` included, a subclass of ``float``); a
+        new ``dict`` or ``list`` if it is one; otherwise ``obj`` itself.
+    """
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):

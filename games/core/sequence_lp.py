@@ -176,7 +176,32 @@ def _csr(trip) -> sp.csr_matrix:
 
 
 def build_sequence_form(game: Game) -> SequenceForm:
-    """Build ``E, e, F, f, A`` of a game from its public tree and terminal evaluator (vectorised over hands)."""
+    """Build ``E, e, F, f, A`` of a game from its public tree and terminal evaluator (vectorised over hands).
+
+    The sequence form of Koller, Megiddo & von Stengel (1996), as in the module docstring: a sequence is
+    ``(child node, own hand)`` with the hand possible at the node's board, plus the empty sequence (id 0).
+    ``A`` comes from :meth:`games.core.tree.Game.terminal_payoffs`, which has no rake: for a raked game it is
+    the payoff without the rake (the rake is not checked here, unlike :func:`solve_lp`).
+
+    Parameters
+    ----------
+    game : Game
+        Any game implementing the interface of :mod:`games.core.tree`.
+
+    Returns
+    -------
+    SequenceForm
+        ``E`` (scipy.sparse.csr_matrix of float64, shape ``(1 + K1, n1)``, ``K1`` player 1's information
+        sets), ``e`` (numpy.ndarray of float64, shape ``(1 + K1,)``), ``F`` and ``f`` likewise for player 2,
+        ``A`` (scipy.sparse.csr_matrix of float64, shape ``(n1, n2)``: player 1's chance-weighted payoff per
+        pair of sequences, chips), and the sequence tables ``seq_node``, ``seq_hand`` and ``seq_index``.
+
+    Raises
+    ------
+    ValueError
+        If the deal and the tree disagree: an information set's parent sequence is impossible, or a non-zero
+        payoff falls on a hand impossible at the player's last action.
+    """
     E, e, F, f, A, nodes, hands, index = _triplets(game)
     return SequenceForm(_csr(E), e, _csr(F), f, _csr(A), nodes, hands, index)
 

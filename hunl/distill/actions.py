@@ -82,7 +82,30 @@ def edge_classes(betting) -> np.ndarray:
 
 
 def class_matrix(betting, node: int, classes: np.ndarray | None = None) -> np.ndarray:
-    """``(n_actions, 4)`` 0/1 matrix: which class each action of a decision node belongs to."""
+    """``(n_actions, 4)`` 0/1 matrix: which class each action of a decision node belongs to.
+
+    Parameters
+    ----------
+    betting : hunl.solver.tree.BettingTree
+        The betting tree holding ``node``.
+    node : int
+        Id of a decision node of ``betting.tree``.
+    classes : numpy.ndarray of int8, shape ``(N,)``, optional
+        The class of the edge into every node, as :func:`edge_classes` returns it (pass it to avoid
+        recomputing it for each node); default :func:`edge_classes` of ``betting``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n_actions, 4)``
+        Row ``j`` is the one-hot class (columns 0-3, see the module docstring) of the node's ``j``-th action
+        (child), in child order; ``(0, 4)`` for a node without children.
+
+    Raises
+    ------
+    ValueError
+        If ``classes`` is not given and an edge label of the tree is not one of the tree's action labels (from
+        :func:`edge_classes`).
+    """
     classes = edge_classes(betting) if classes is None else classes
     kids = betting.tree.children(int(node))
     m = np.zeros((len(kids), N_CLASSES))
@@ -143,7 +166,23 @@ def classes_to_actions(class_probs, member) -> np.ndarray:
 
 
 def actions_to_classes(action_probs, member) -> np.ndarray:
-    """Sum a node's action probabilities, shape ``(m, n_actions)``, into class probabilities ``(m, 4)``."""
+    """Sum a node's action probabilities, shape ``(m, n_actions)``, into class probabilities ``(m, 4)``.
+
+    The inverse direction of :func:`classes_to_actions`: the probabilities of the actions of one class add up.
+
+    Parameters
+    ----------
+    action_probs : array_like of float, shape ``(m, n_actions)``
+        Action distributions of the node, one row per hand (or sample).
+    member : array_like of int, shape ``(n_actions,)``
+        The class (0-3) of each action of the node (:func:`edge_classes` of its children).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(m, 4)``
+        Class probabilities: column ``c`` is the sum of the columns of ``action_probs`` whose action has class
+        ``c`` (0 for a class the node lacks); rows sum to what the rows of ``action_probs`` sum to.
+    """
     member = np.asarray(member, dtype=np.int64)
     a = np.asarray(action_probs, dtype=np.float64)
     out = np.zeros((a.shape[0], N_CLASSES))

@@ -103,7 +103,30 @@ class CardJob:
 
 
 def split_endgames(n: int, seed: int, test_fraction: float, max_test: int) -> tuple[np.ndarray, np.ndarray]:
-    """Training and held-out positions, as :func:`hunl.distill.experiment.run_pipeline` splits."""
+    """Training and held-out positions, as :func:`hunl.distill.experiment.run_pipeline` splits.
+
+    A random permutation of the ``n`` positions: its first ``max(1, round(test_fraction * n))`` are held out
+    (and of those, only the ``max_test`` lowest positions are returned), the rest train. The same ``seed`` and
+    ``n`` give the same split.
+
+    Parameters
+    ----------
+    n : int
+        Number of endgames (rows of the database's columns).
+    seed : int
+        Seed of the permutation (:func:`numpy.random.default_rng`).
+    test_fraction : float
+        Fraction of the ``n`` endgames held out (at least one is).
+    max_test : int
+        Most held-out positions returned; the held-out endgames beyond it are neither trained nor scored.
+
+    Returns
+    -------
+    train_ids : numpy.ndarray of int64, shape ``(n - n_test,)``
+        Training positions (0 to ``n - 1``), increasing.
+    test_ids : numpy.ndarray of int64, shape ``(min(n_test, max_test),)``
+        Held-out positions, increasing, disjoint from ``train_ids``.
+    """
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     n_test = max(1, int(round(test_fraction * n)))
@@ -111,7 +134,22 @@ def split_endgames(n: int, seed: int, test_fraction: float, max_test: int) -> tu
 
 
 def policy_conditions(model: DistilledPolicy) -> int:
-    """Conditions (bounds, one per feature and side) over every leaf of a distilled policy's trees."""
+    """Conditions (bounds, one per feature and side) over every leaf of a distilled policy's trees.
+
+    Every leaf of every tree is read as a rule (:func:`rulelearn.rules.conditions.extract_rules`); a feature
+    bounded on both sides in a rule counts two conditions, on one side one. The count the card frontier
+    compares the rule cards' conditions with.
+
+    Parameters
+    ----------
+    model : hunl.distill.policy.DistilledPolicy
+        A fitted policy (its ``trees_`` and ``feature_names_`` set).
+
+    Returns
+    -------
+    int
+        Total number of bounds over all leaves of all of the policy's trees.
+    """
     total = 0
     for key, tree in model.trees_.items():
         for r in extract_rules(tree.tree_, model.leaf_table(key), model.feature_names_[key]):
@@ -120,7 +158,30 @@ def policy_conditions(model: DistilledPolicy) -> int:
 
 
 def card_cost(scores, name: str, measure: str) -> CardCost:
-    """The :class:`rulelearn.rules.cards.CardCost` of policy ``name`` in held-out scores (% of the pot)."""
+    """The :class:`rulelearn.rules.cards.CardCost` of policy ``name`` in held-out scores (% of the pot).
+
+    Parameters
+    ----------
+    scores : hunl.distill.pipeline.EndgameScores
+        Scores of the policies in the held-out endgames (:func:`hunl.distill.pipeline.score_policies`).
+    name : str
+        The policy, one of ``scores.policies``.
+    measure : str
+        What was measured, stored as the cost's ``measure`` (e.g. "NashConv / 2 inside 400 held-out solved
+        river endgames").
+
+    Returns
+    -------
+    rulelearn.rules.cards.CardCost
+        Mean and standard deviation (``ddof=1``; 0 for a single endgame) of the policy's exploitability over
+        the endgames of ``scores``, in % of the pot (``unit`` ``"% of the pot"``), the number of endgames, and
+        the mean exploitability in mbb/g.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of ``scores.policies``.
+    """
     j = scores.policies.index(name)
     x = scores.exploitability_pct_pot[:, j]
     return CardCost(float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else 0.0, "% of the pot", int(x.size),

@@ -35,7 +35,30 @@ EXAMPLE_SPOT = {"board": "Ks7d2c4h9s",
 
 
 def example_game(spot: dict | None = None) -> HoldemEndgame:
-    """The endgame of ``spot`` (default :data:`EXAMPLE_SPOT`)."""
+    """The endgame of ``spot`` (default :data:`EXAMPLE_SPOT`).
+
+    Parameters
+    ----------
+    spot : dict, optional
+        The spot, with the keys of :data:`EXAMPLE_SPOT`: ``"board"`` (str, 3-5 cards), ``"ranges"`` (two range
+        strings or weight arrays, out of position first), ``"pot"`` (float, chips), ``"stack"`` (float, chips
+        behind), ``"bet_sizes"`` (:class:`hunl.solver.tree.BetSizes` or what
+        :class:`hunl.solver.game.HoldemEndgame` accepts) and ``"raise_cap"`` (int); default
+        :data:`EXAMPLE_SPOT`.
+
+    Returns
+    -------
+    hunl.solver.game.HoldemEndgame
+        The endgame (other parameters at their defaults: big blind 100 chips, no rake, no isomorphism).
+
+    Raises
+    ------
+    KeyError
+        If ``spot`` lacks one of the keys.
+    ValueError
+        If :class:`~hunl.solver.game.HoldemEndgame` rejects the spot (a malformed board or range, a pot that
+        is not positive, a negative stack, bad sizes).
+    """
     s = EXAMPLE_SPOT if spot is None else spot
     return HoldemEndgame(s["board"], s["ranges"], pot=s["pot"], stack=s["stack"], bet_sizes=s["bet_sizes"],
                          raise_cap=s["raise_cap"])

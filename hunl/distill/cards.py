@@ -180,7 +180,29 @@ def grow_card_tree(rows: DecisionRows, config: CardConfig = CardConfig()) -> tup
 
 
 def plain_table(table, tolerance: float = 0.05) -> np.ndarray:
-    """Every row of a ``(n, 4)`` class table rounded to a plain mix."""
+    """Every row of a ``(n, 4)`` class table rounded to a plain mix.
+
+    Each row is rounded by :func:`rulelearn.rules.plain.plain_fractions` (the smallest denominator of
+    :data:`rulelearn.rules.plain.PLAIN_DENOMINATORS` within ``tolerance``, else the closest).
+
+    Parameters
+    ----------
+    table : array_like of float, shape ``(n, 4)``
+        Class distributions (e.g. a card's leaf strategies), one per row; non-negative (rows are
+        renormalised).
+    tolerance : float, default 0.05
+        Largest difference, in probability, allowed between an entry and its plain fraction.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n, 4)``
+        The plain mixes: every row is ``counts / d`` for integer ``counts`` summing to ``d`` (sums to 1).
+
+    Raises
+    ------
+    ValueError
+        If a row is negative, not finite or sums to 0 (from :func:`~rulelearn.rules.plain.plain_fractions`).
+    """
     t = np.asarray(table, dtype=np.float64)
     out = np.zeros_like(t)
     for i, row in enumerate(t):

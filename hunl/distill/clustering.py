@@ -232,13 +232,45 @@ def kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, 
 
 
 def nearest_1d(centers: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Nearest of the increasing ``centers`` for each value, the lower one on a tie."""
+    """Nearest of the increasing ``centers`` for each value, the lower one on a tie.
+
+    The assignment of new values to the intervals of :func:`kmeans_1d`: value ``v`` goes to centre ``i`` where
+    ``mid[i - 1] < v <= mid[i]``, ``mid`` the midpoints between consecutive centres.
+
+    Parameters
+    ----------
+    centers : numpy.ndarray, float64, shape (k,)
+        Cluster centres, increasing (e.g. the ``centers`` of :func:`kmeans_1d`); ``k >= 1``.
+    values : numpy.ndarray, float, shape (n,)
+        Values to assign.
+
+    Returns
+    -------
+    numpy.ndarray, int64, shape (n,)
+        Index (0 to ``k - 1``) of the nearest centre of each value.
+    """
     mids = 0.5 * (centers[1:] + centers[:-1])
     return np.searchsorted(mids, values, side="left").astype(np.int64)
 
 
 def nearest_l1(centers: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Nearest centre by L1 distance (EMD up to a constant) for each row, the lowest index on a tie."""
+    """Nearest centre by L1 distance (EMD up to a constant) for each row, the lowest index on a tie.
+
+    The assignment step of :func:`kmedians_l1`, for new rows (for rows of cumulative distributions, the L1
+    distance is the EMD of the distributions divided by the bin spacing).
+
+    Parameters
+    ----------
+    centers : numpy.ndarray, float64, shape (k, d)
+        Cluster centres (e.g. the ``centers`` of :func:`kmedians_l1`); ``k >= 1``.
+    x : numpy.ndarray, float64, shape (n, d)
+        Rows to assign, with the centres' number of columns (not checked).
+
+    Returns
+    -------
+    numpy.ndarray, int64, shape (n,)
+        Index (0 to ``k - 1``) of the nearest centre of each row.
+    """
     lab = np.full(x.shape[0], -1, dtype=np.int64)
     _assign_l1(np.ascontiguousarray(x), np.ascontiguousarray(centers), lab, np.empty(x.shape[0]))
     return lab

@@ -70,7 +70,24 @@ TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
 
 
 def feature_names(street: int) -> tuple[str, ...]:
-    """The feature names of a decision on ``street`` (3 flop, 4 turn, 5 river): the flop has the turn's."""
+    """The feature names of a decision on ``street`` (3 flop, 4 turn, 5 river): the flop has the turn's.
+
+    Parameters
+    ----------
+    street : int
+        Number of board cards at the decision: 3 (flop), 4 (turn) or 5 (river).
+
+    Returns
+    -------
+    tuple of str
+        :data:`RIVER_FEATURES` on the river (13 names); :data:`TURN_FEATURES` on the turn and flop (those and
+        ``decile_1`` ... ``decile_10``, 23 names), in the column order of :func:`node_features`' matrices.
+
+    Raises
+    ------
+    ValueError
+        If ``street`` is not 3, 4 or 5.
+    """
     if street not in (3, 4, 5):
         raise ValueError(f"street must be 3 (flop), 4 (turn) or 5 (river), got {street!r}")
     return RIVER_FEATURES if street == 5 else TURN_FEATURES

@@ -123,7 +123,39 @@ def libratus_scores(model, policies: dict) -> list[dict]:
 
 
 def run_pipeline(job: PipelineJob) -> int:
-    """Run the whole pipeline of ``job`` (see the module docstring); returns 0."""
+    """Run the whole pipeline of ``job`` (see the module docstring); returns 0.
+
+    Prints each stage's progress and wall time. Writes ``<job.out>/results.json`` (the numbers of every stage:
+    exploitability and EV in % of the pot and mbb/g, the rules, the stage times) and
+    ``<job.out>/hunl_frontier.png`` (:func:`hunl.distill.report.frontier_figure`); with ``job.doc`` also
+    rewrites the marked values and tables of that Markdown file (:func:`hunl.distill.report.render_doc`),
+    writes ``<job.figures>/hunl_frontier.png`` and ``hunl_results.json`` beside the doc. The leaves of the
+    ``job.optimal_depths`` trees are optimised only with ``job.ranges == "start"``.
+
+    Parameters
+    ----------
+    job : PipelineJob
+        The run's options (those of ``scripts/hunl_pipeline.py``): the number of endgames and the solution
+        database, the seed of the endgames and of the split, the held-out share and cap, the tree depths, the
+        leaf optimisation, the range mode, the split criterion, the workers and the outputs. ``job.depth``
+        must be one of ``job.depths``, and each of ``job.optimal_depths`` one of ``job.depths`` or
+        ``job.rule_depth`` (not checked here; the script adds ``depth`` to ``depths``).
+
+    Returns
+    -------
+    int
+        0, the exit status.
+
+    Raises
+    ------
+    ValueError
+        If ``job.ranges`` is not one of :data:`hunl.distill.decisions.RANGE_MODES` (from
+        :func:`hunl.distill.decisions.decision_rows`) or ``job.criterion`` is not ``"squared_error"`` or
+        ``"emd"`` (from :meth:`hunl.distill.policy.DistilledPolicy.fit`), or ``job.workers`` is not a positive
+        integer.
+    KeyError, StopIteration
+        From a job whose depths break the rule above, once the trees are fitted.
+    """
     args = job
     st = Stages(style="indent")
     family = HoldemRiverFamily(iterations=args.iterations, target_pct_pot=args.target_pct_pot)

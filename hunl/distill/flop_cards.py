@@ -375,7 +375,25 @@ def flop_card_name(n_rules: int, optimised: bool = False) -> str:
 
 
 def flop_split_name(n_rules: int, optimised: bool = False) -> str:
-    """The name of the flop card of ``n_rules`` rules on the flop with the DCFR solution on the turn and river."""
+    """Name of the flop card of ``n_rules`` rules on the flop with the DCFR solution on the turn and river.
+
+    The policy name of the ``splits`` comparison (see the module docstring), the key of its scores in the
+    held-out records; :func:`plays_below_flop` is false for it.
+
+    Parameters
+    ----------
+    n_rules : int
+        Number of rules of the flop card.
+    optimised : bool, default False
+        The card whose strategies were optimised by CFR-BR (rather than the equilibrium's mean strategies
+        rounded to plain mixes).
+
+    Returns
+    -------
+    str
+        E.g. ``"flop card of 8 rules on the flop, DCFR solution on the turn and river"`` (with ``optimised``,
+        ``"flop card of 8 rules (optimised strategies) on the flop, ..."``).
+    """
     return _flop_card(n_rules, optimised) + _SPLIT_SUFFIX
 
 

@@ -34,7 +34,21 @@ BASELINES_VERSION = 2
 
 
 def take(columns: dict, ids) -> dict:
-    """The rows ``ids`` (positions) of a database's columns."""
+    """The rows ``ids`` (positions) of a database's columns.
+
+    Parameters
+    ----------
+    columns : dict of str to array_like
+        A database's columns (e.g. of :meth:`rulelearn.data.database.SolutionDatabase.load`), all of the same
+        length ``n``.
+    ids : array_like of int, shape ``(m,)``
+        Positions (0 to ``n - 1``, not game ids) of the rows to take, in the order wanted.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The same keys, each column's rows ``ids`` (length ``m``).
+    """
     ids = np.asarray(ids, dtype=np.int64)
     return {k: np.asarray(v)[ids] for k, v in columns.items()}
 
@@ -56,7 +70,39 @@ def rows_task(family, columns: dict, ranges: str = "start", max_rows: int | None
 
 def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None,
                  ranges: str = "start", max_rows: int | None = None, streets=None) -> DecisionRows:
-    """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``)."""
+    """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``).
+
+    The chunks' rows are concatenated in the order of their first game id, whatever order they finish in.
+
+    Parameters
+    ----------
+    family : hunl.distill.family.HoldemRiverFamily
+        The family of the database (rebuilds each endgame and its stored strategy from the columns).
+    columns : dict of str to numpy.ndarray
+        Columns of the endgames (with ``game_id`` and ``policy``), one row per endgame.
+    executor : SerialExecutor or PoolExecutor or DaskExecutor
+        Entered executor of :func:`rulelearn.data.executors.make_executor`.
+    chunk : int, default 25
+        Endgames per task.
+    progress : tqdm.tqdm, optional
+        Progress bar (anything with ``update(n)``), advanced by each chunk's number of endgames.
+    ranges : {"start", "node", "own"}, default "start"
+        The ranges the range features read (:data:`hunl.distill.decisions.RANGE_MODES`).
+    max_rows : int, optional
+        About this many rows of each endgame (:func:`hunl.distill.policy.thin_rows`); default all.
+    streets : sequence of int, optional
+        Only the decisions on these streets (3 flop, 4 turn, 5 river); default all.
+
+    Returns
+    -------
+    hunl.distill.decisions.DecisionRows
+        The decision rows of every endgame of ``columns``.
+
+    Raises
+    ------
+    ValueError
+        If ``columns`` holds no endgame, ``ranges`` is not one of the modes or ``max_rows < 1``.
+    """
     n = len(columns["game_id"])
     tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), ranges, max_rows, streets)
              for a in range(0, n, chunk)]
@@ -132,7 +178,37 @@ def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True)
 
 def score_policies(family, columns: dict, choosers: dict, executor, chunk: int = 10, progress=None,
                    reference: bool = True) -> EndgameScores:
-    """:func:`evaluate_task` over all endgames of ``columns`` in chunks, on ``executor``."""
+    """:func:`evaluate_task` over all endgames of ``columns`` in chunks, on ``executor``.
+
+    Parameters
+    ----------
+    family : hunl.distill.family.HoldemRiverFamily
+        The family of the database (rebuilds each endgame and its stored strategy from the columns).
+    columns : dict of str to numpy.ndarray
+        Columns of the endgames, one row per endgame (with ``policy`` unless ``reference`` is false).
+    choosers : dict of str to chooser
+        The policies to score, ``{name: chooser}`` (see :func:`hunl.distill.policy.play`).
+    executor : SerialExecutor or PoolExecutor or DaskExecutor
+        Entered executor of :func:`rulelearn.data.executors.make_executor`.
+    chunk : int, default 10
+        Endgames per task.
+    progress : tqdm.tqdm, optional
+        Progress bar (anything with ``update(n)``), advanced by each chunk's number of endgames.
+    reference : bool, default True
+        Score against the stored solution; false: do not read it (EV and reference fields NaN).
+
+    Returns
+    -------
+    EndgameScores
+        Exploitability and EV of every chooser (columns in the order of ``choosers``) in every endgame, in %
+        of the pot and mbb/g, rows sorted by game id.
+
+    Raises
+    ------
+    ValueError
+        If ``columns`` holds no endgame, or ``reference`` is false and a chooser plays the stored solution
+        (:class:`hunl.distill.policy.OnStreets`).
+    """
     n = len(columns["game_id"])
     tasks = [(family, take(columns, np.arange(a, min(a + chunk, n))), choosers, reference)
              for a in range(0, n, chunk)]

@@ -44,7 +44,23 @@ _POSITION = RIVER_FEATURES.index("in_position")
 
 
 def concat_rows(rows) -> DecisionRows:
-    """Concatenate the :class:`DecisionRows` of several endgames (each endgame's weights kept as they are)."""
+    """Concatenate the :class:`DecisionRows` of several endgames (each endgame's weights kept as they are).
+
+    Parameters
+    ----------
+    rows : iterable of DecisionRows
+        The rows of each endgame (or of groups of endgames), in the order wanted; consumed once.
+
+    Returns
+    -------
+    DecisionRows
+        Every field the concatenation of the parts' (``X`` of shape ``(sum of m, 23)``), in the order given.
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` is empty.
+    """
     rows = list(rows)
     if not rows:
         raise ValueError("rows must hold at least one DecisionRows")

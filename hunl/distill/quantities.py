@@ -124,7 +124,25 @@ FLOP_QUANTITIES = _quantities("turn")
 
 
 def feature_grid(name: str) -> np.ndarray | None:
-    """Round thresholds of a card feature (``None`` for one the card never tests)."""
+    """Round thresholds of a card feature (``None`` for one the card never tests).
+
+    The section features split at 0.5 (``in_position``, ``facing``) and 4.5 (``street``: turn or river); the
+    quantities on the round grid of their kind (:func:`rulelearn.rules.plain.grid_for`), except ``facing_bet``
+    (0.25 to 10 pots), ``spr`` (0.1 to 50), the :data:`DERIVED_FEATURES` (0.1 to 5) and the counts (0.5, 1.5,
+    2.5: "at least 1, 2, 3").
+
+    Parameters
+    ----------
+    name : str
+        A column of :data:`CARD_FEATURES` (any string is accepted).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(k,)`` or None
+        The candidate thresholds ``t`` of a condition ``x > t`` / ``x <= t``, increasing, in the feature's
+        unit (a share in 0-1, a margin in -0.5 to 0.5, a bet in pots, a count); ``None`` if ``name`` is
+        neither a section feature nor one of :data:`QUANTITIES`.
+    """
     if name in ("in_position", "facing"):
         return np.array([0.5])
     if name == "street":
@@ -185,7 +203,27 @@ def design_matrix(X, street: int, facing: bool) -> np.ndarray:
 
 
 def section_title(street: int | None, player: int | None, facing: bool | None) -> str:
-    """``"River, out of position, not facing a bet"`` (``None``: either)."""
+    """``"River, out of position (acting first), not facing a bet"`` (``None``: either).
+
+    Parameters
+    ----------
+    street : {3, 4, 5} or None
+        Board size of the section (3 flop, 4 turn, 5 river); ``None``: any street.
+    player : {0, 1} or None
+        0 out of position (acting first), 1 in position (acting last); ``None``: either.
+    facing : bool or None
+        Whether the player faces a bet; ``None``: any decision.
+
+    Returns
+    -------
+    str
+        The title of a card section, ``"<street>, <position>, <decision>"``.
+
+    Raises
+    ------
+    KeyError
+        If a value is not one of those listed.
+    """
     s = {None: "Any street", 3: "Flop", 4: "Turn", 5: "River"}[street]
     p = {None: "either position", 0: "out of position (acting first)", 1: "in position (acting last)"}[player]
     f = {None: "any decision", False: "not facing a bet", True: "facing a bet"}[facing]

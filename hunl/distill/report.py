@@ -19,7 +19,32 @@ def _pct(x) -> str:
 
 
 def values_and_blocks(res: dict) -> tuple[dict, dict]:
-    """The doc's marked values and tables from a run's ``results.json``."""
+    """The doc's marked values and tables from a run's ``results.json``.
+
+    Parameters
+    ----------
+    res : dict
+        The results of :func:`hunl.distill.experiment.run_pipeline` (its ``results.json``, parsed):
+        exploitability and EV in % of the pot and mbb/g, the frontier by depth, the baselines, the rules, the
+        Libratus scores, the stage times in seconds.
+
+    Returns
+    -------
+    values : dict of str to str
+        The text of each marked value (``<!--v:key-->``), numbers formatted: counts with thousands separators,
+        % of the pot to 2 decimals (the DCFR solutions' to 3), mbb/g to whole numbers, the total time in
+        minutes.
+    blocks : dict of str to str
+        The Markdown of each marked block (``<!--block:key-->``): ``frontier``, ``rules``, ``fundamental``,
+        ``tree_rules``, ``libratus`` and ``stages``.
+
+    Raises
+    ------
+    KeyError
+        If ``res`` lacks an entry the doc shows.
+    StopIteration
+        If ``res["frontier"]`` has no row of the headline depth ``res["depth"]``.
+    """
     d = res["depth"]
     head = res["head"]
     mean_head = next(r for r in res["frontier"] if r["depth"] == d)
@@ -83,7 +108,32 @@ def values_and_blocks(res: dict) -> tuple[dict, dict]:
 
 
 def render_doc(doc: str, res: dict) -> str:
-    """``doc`` with its marked values and tables replaced by this run's (the ``card-*`` blocks stay)."""
+    """``doc`` with its marked values and tables replaced by this run's (the ``card-*`` blocks stay).
+
+    The ``card-*`` blocks are written by ``scripts/rule_cards.py`` (:mod:`hunl.distill.card_experiment`); the
+    ``command`` value is ``res["command"]`` (default ``"python scripts/hunl_pipeline.py"``).
+
+    Parameters
+    ----------
+    doc : str
+        The Markdown text of the doc (docs/HUNL.md), with ``<!--v:key-->...<!--/v-->`` and
+        ``<!--block:key-->`` ... ``<!--/block:key-->`` markers (:mod:`rulelearn.report.docblocks`).
+    res : dict
+        The results of :func:`hunl.distill.experiment.run_pipeline` (its ``results.json``, parsed).
+
+    Returns
+    -------
+    str
+        The doc with every marked value and block (but the ``card-*`` blocks) holding this run's numbers.
+
+    Raises
+    ------
+    KeyError
+        If ``res`` lacks an entry the doc shows, or the doc marks a key this run does not produce (a stale
+        doc; from :func:`rulelearn.report.docblocks.render`).
+    StopIteration
+        If ``res["frontier"]`` has no row of the headline depth ``res["depth"]``.
+    """
     v, b = values_and_blocks(res)
     v["command"] = res.get("command", "python scripts/hunl_pipeline.py")
     # the rule-card blocks are written by scripts/rule_cards.py (hunl.distill.card_experiment): keep them
@@ -92,7 +142,27 @@ def render_doc(doc: str, res: dict) -> str:
 
 
 def frontier_figure(path: Path, results: dict) -> None:
-    """Held-out exploitability (% of the pot) against the number of rules, with the baselines and DCFR."""
+    """Held-out exploitability (% of the pot) against the number of rules, with the baselines and DCFR.
+
+    One line per frontier (trees with mean leaf strategies; with exploitability-optimal leaves, if any) with
+    s.e.m. error bars and each point labelled by its depth, a dashed line per baseline (the first three) and a
+    dotted line for the DCFR solutions' own exploitability; both axes logarithmic. Switches matplotlib to the
+    ``Agg`` backend.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The image file to write (PNG at 120 dpi for a ``.png`` name); its directory is created if missing.
+    results : dict
+        The results of :func:`hunl.distill.experiment.run_pipeline` (its ``results.json``, parsed):
+        ``frontier`` and ``optimal_frontier`` rows (``n_rules``, ``depth``, ``exploitability_pct_pot`` and
+        ``sem`` in % of the pot), ``baselines``, ``dcfr_pct_pot``, ``n_test`` and ``n_endgames``.
+
+    Raises
+    ------
+    KeyError
+        If ``results`` lacks one of those entries.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

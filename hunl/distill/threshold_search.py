@@ -356,7 +356,30 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
 
 
 def rule_weight(card: RuleCard, Z: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``(n_rules,)``: the weight of the design rows ``Z`` each rule takes (first match)."""
+    """``(n_rules,)``: the weight of the design rows ``Z`` each rule takes (first match).
+
+    Parameters
+    ----------
+    card : RuleCard
+        A card over :data:`hunl.distill.quantities.CARD_FEATURES`.
+    Z : numpy.ndarray of float64, shape ``(m, len(CARD_FEATURES))``
+        Card design rows (:func:`hunl.distill.cards._design_of`); NaN reads as below every threshold.
+    weight : numpy.ndarray of float64, shape ``(m,)`` or ``(m, k)``
+        Each row's weight (probability of the decision times its stake, as the card's tree was grown on), or
+        ``k`` weights per row.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n_rules,)`` or ``(n_rules, k)``
+        The summed weight of the rows each rule (in :meth:`RuleCard.rules` order) is the first to match; rows
+        no rule matches count nowhere. Divided by its section's total it is the rule's coverage
+        (:func:`coverage_shares`).
+
+    Raises
+    ------
+    KeyError
+        If a condition of the card names a feature not in :data:`~hunl.distill.quantities.CARD_FEATURES`.
+    """
     return _by_rule(card.rule_index(Z, CARD_FEATURES), card.n_rules, weight)
 
 
@@ -404,7 +427,26 @@ def coverage_shares(card: RuleCard, per_rule) -> np.ndarray:
 
 
 def with_coverage(card: RuleCard, coverage) -> RuleCard:
-    """``card`` with each rule's coverage replaced (card order)."""
+    """``card`` with each rule's coverage replaced (card order).
+
+    Parameters
+    ----------
+    card : RuleCard
+        The card; unchanged (a new card is returned).
+    coverage : iterable of float, length ``card.n_rules``
+        The new coverage of each rule, in :meth:`RuleCard.rules` order, as a share of its section's decisions
+        (e.g. :func:`rule_coverage`); values beyond the card's rules are ignored.
+
+    Returns
+    -------
+    RuleCard
+        A copy of ``card`` whose rules carry ``coverage`` (everything else the same).
+
+    Raises
+    ------
+    RuntimeError
+        If ``coverage`` has fewer values than the card has rules (the iterator runs out inside a generator).
+    """
     it = iter(float(c) for c in coverage)
     sections = tuple(CardSection(s.title, tuple(dataclasses.replace(r, coverage=next(it)) for r in s.rules),
                                  s.conditions) for s in card.sections)

@@ -217,7 +217,28 @@ def parse_cards(cards, name: str = "cards") -> tuple[int, ...]:
 
 
 def format_cards(cards, sep: str = "") -> str:
-    """String of several cards (``(20, 29) -> "7s9h"``); ``sep`` goes between cards."""
+    """String of several cards (``(20, 29) -> "7s9h"``); ``sep`` goes between cards.
+
+    Parameters
+    ----------
+    cards : str or iterable of str/int
+        Anything :func:`parse_cards` reads: ``"7s9h"``, ``["7s", "9h"]`` or card indices (0-51).
+    sep : str, default ""
+        Put between consecutive cards (e.g. ``" "`` for ``"7s 9h"``).
+
+    Returns
+    -------
+    str
+        Two characters per card (rank then suit), in the order given; ``""`` for no card.
+
+    Raises
+    ------
+    ValueError
+        On an unknown card, a string whose length (without separators) is odd, or an array that is not
+        one-dimensional (from :func:`parse_cards`).
+    TypeError
+        If ``cards`` is not a string or an iterable of cards.
+    """
     return sep.join(format_card(c) for c in parse_cards(cards))
 
 

@@ -50,7 +50,24 @@ class StoredCard:
 
 
 def save_rule_cards(reports: list[BandReport], ante: float, small_blind: float, path=CARDS_PATH) -> None:
-    """Write the cards of :func:`hunl.preflop.rules.band_reports` to ``path`` (JSON)."""
+    """Write the cards of :func:`hunl.preflop.rules.band_reports` to ``path`` (JSON).
+
+    The file holds the game (``ante``, ``small_blind``), then per band its stack range and the two cards
+    (SB's, then BB's) as clause fields with their mean and largest cost in mbb/g (rounded to 6 decimals), MIP
+    status and gap; :func:`load_rule_cards` reads it back. It is written to a temporary file beside ``path``
+    and then renamed, so a reader never sees half a file; the directory is created if missing.
+
+    Parameters
+    ----------
+    reports : list of hunl.preflop.rules.BandReport
+        One per band, in the order to store (:func:`~hunl.preflop.rules.band_reports`).
+    ante : float
+        Ante per player of the game the cards were fitted for, in big blinds.
+    small_blind : float
+        Small blind of that game, in big blinds.
+    path : str or pathlib.Path, default :data:`CARDS_PATH`
+        The file to write; the default replaces the cards shipped with the package.
+    """
     bands = []
     for rep in reports:
         entry = {"band": list(rep.band), "cards": []}

@@ -133,7 +133,27 @@ def threshold_strategy(thresholds, stacks) -> np.ndarray:
 
 
 def chart_grid(sweep: StackSweep, stack, player: int = 0) -> np.ndarray:
-    """The equilibrium probabilities at one stack of the sweep on the 13x13 grid, shape (13, 13)."""
+    """The equilibrium probabilities at one stack of the sweep on the 13x13 grid, shape (13, 13).
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    stack : float
+        Effective stack in bb; must be one of ``sweep.stacks`` (to 1e-9).
+    player : int, default 0
+        0 for the SB's pushes, 1 for the BB's calls.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (13, 13)
+        Probability of pushing (or calling) each hand class, in the grid of :mod:`hunl.poker.cards` (rows and
+        columns A..2, suited above the diagonal, offsuit below, pairs on it); a copy.
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1, or ``stack`` is not a stack of the sweep.
+    """
     return _probs(sweep, player)[sweep.index(stack)].reshape(13, 13).copy()
 
 
@@ -223,7 +243,33 @@ def _range_share(grid: np.ndarray) -> float:
 
 
 def plot_threshold_grid(sweep: StackSweep, player: int = 0, ax=None, cap: float | None = None):
-    """Heatmap of each hand's threshold stack (numbers printed, ``*`` for a gap). Returns the axes."""
+    """Heatmap of each hand's threshold stack (numbers printed, ``*`` for a gap). Returns the axes.
+
+    Each cell shows the hand class and its threshold (:func:`hand_thresholds`): ``"<top>+"`` for a hand played
+    at every stack of the sweep, ``"-"`` for one never played (coloured as 0), the largest stack played
+    otherwise (coloured at most ``top``).
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    player : int, default 0
+        0 for the SB's pushes, 1 for the BB's calls.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default a new 6 x 5.6 inch figure.
+    cap : float, optional
+        Top of the colour scale in bb (``top``; thresholds above it get its colour); default the sweep's
+        largest stack.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on (a colour bar in bb beside them).
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1.
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:

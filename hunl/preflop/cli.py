@@ -28,7 +28,28 @@ RULE_SOURCES = ("stored", "beam", "mip")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the ``pushfold`` options to ``parser`` (returned for chaining)."""
+    """Add the ``pushfold`` options to ``parser`` (returned for chaining).
+
+    The options: ``--stack`` (required; effective stack in big blinds, before posting), ``--ante`` and
+    ``--small-blind`` (big blinds), ``--method`` (``lp`` or ``dcfr``), ``--hands`` (``classes`` or
+    ``combos``), ``--rules`` (one of ``RULE_SOURCES``: ``stored``, ``beam``, ``mip``), ``--max-rules``,
+    ``--thresholds`` and ``--json``; :func:`run` reads them from the parsed namespace.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (or subcommand parser) to add them to; changed in place.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        ``parser`` itself.
+
+    Raises
+    ------
+    argparse.ArgumentError
+        If ``parser`` already has one of these options.
+    """
     parser.add_argument("--stack", type=float, required=True, help="effective stack in big blinds, before posting")
     parser.add_argument("--ante", type=float, default=0.0, help="ante per player in big blinds (default 0)")
     parser.add_argument("--small-blind", type=float, default=0.5, help="small blind in big blinds (default 0.5)")
@@ -101,7 +122,27 @@ def _stdout_to_stderr():
 
 
 def run(args) -> int:
-    """Solve, then print the charts, ranges, rule cards and costs (or JSON). Returns the exit status."""
+    """Solve, then print the charts, ranges, rule cards and costs (or JSON). Returns the exit status.
+
+    Solves the push/fold game at ``args.stack`` and prints to stdout: the SB's value (big blinds per hand),
+    the exploitability (mbb/g), the push and call charts and ranges, each player's rule card (the shipped card
+    of the stack's band, or one fitted at this stack) with its cost in mbb/g, the cost of the rounded exact
+    chart and of the Sklansky-Chubukov push chart (mbb/g), and with ``args.thresholds`` each hand's threshold
+    stack over 1-25 bb; with ``args.json`` one JSON object instead. What compiled solvers print while solving
+    goes to stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of :func:`add_arguments`, parsed (``stack``, ``ante``, ``small_blind``, ``method``,
+        ``hands``, ``rules``, ``max_rules``, ``thresholds``, ``json``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 if the stack, ante, small blind, method, hands or ``max_rules`` is invalid (the error
+        is printed to stderr as ``error: ...``).
+    """
     with _stdout_to_stderr():
         out = _compute(args)
     if isinstance(out, int):
@@ -197,7 +238,25 @@ def _labels():
 
 
 def main(argv=None) -> int:
-    """Command-line entry point."""
+    """Command-line entry point.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments (without the program name); default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status of :func:`run`: 0 on success, 2 on an invalid stack, ante, small blind or
+        ``--max-rules``.
+
+    Raises
+    ------
+    SystemExit
+        From :mod:`argparse`: status 2 on unknown or malformed options (``--stack`` missing), 0 after
+        ``--help``.
+    """
     parser = argparse.ArgumentParser(prog="pushfold", description=help_text(__doc__.split("\n\n")[0]))
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -78,7 +78,27 @@ def _real(name: str, value) -> float:
 
 
 def check_positive(name: str, value) -> float:
-    """``value`` as a float, or ValueError naming ``name`` if it is not a finite number > 0."""
+    """``value`` as a float, or ValueError naming ``name`` if it is not a finite number > 0.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    value : object
+        A real number (anything :class:`float` converts, e.g. ``2``, ``numpy.float64(2.5)`` or ``"2.5"``; not
+        a bool), usually an amount in big blinds.
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a bool, does not convert to a float, is NaN or infinite, or is not > 0; the message
+        names ``name``.
+    """
     v = _real(name, value)
     if v <= 0:
         raise ValueError(f"{name} must be > 0 big blinds, got {value!r}")
@@ -86,7 +106,27 @@ def check_positive(name: str, value) -> float:
 
 
 def check_nonnegative(name: str, value) -> float:
-    """``value`` as a float, or ValueError naming ``name`` if it is not a finite number >= 0."""
+    """``value`` as a float, or ValueError naming ``name`` if it is not a finite number >= 0.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    value : object
+        A real number (anything :class:`float` converts, e.g. ``2``, ``numpy.float64(2.5)`` or ``"2.5"``; not
+        a bool), usually an amount in big blinds.
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a bool, does not convert to a float, is NaN or infinite, or is not >= 0; the message
+        names ``name``.
+    """
     v = _real(name, value)
     if v < 0:
         raise ValueError(f"{name} must be >= 0 big blinds, got {value!r}")

@@ -254,7 +254,28 @@ def strategy_table(solution, nodes=None):
 
 
 def strategy_frame(solution, nodes=None):
-    """:func:`strategy_table` as a :class:`pandas.DataFrame` (text columns categorical)."""
+    """:func:`strategy_table` as a :class:`pandas.DataFrame` (text columns categorical).
+
+    Parameters
+    ----------
+    solution : hunl.solver.solve.EndgameSolution
+    nodes : array_like of int, optional
+        Decision node ids to include (default: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (decision node, live combo of the acting player, action), ordered by node, combo, action;
+        the columns of the module docstring: ``node`` (int32), ``history``, ``street``, ``combo``,
+        ``hand_class`` and ``action`` (categorical), ``player`` and ``action_index`` (int8), ``probability``,
+        ``ev`` and ``hand_ev`` (float32, chips) and ``equity`` (float32; NaN off the starting street and on
+        flop endgames).
+
+    Raises
+    ------
+    ValueError
+        If ``nodes`` holds an id that is not a decision node, or selects no node.
+    """
     return strategy_table(solution, nodes).to_pandas()
 
 

@@ -175,13 +175,51 @@ def open_archive(archive, out=None, full_json: bool = False, plot: bool = True, 
 
 
 def solution_record(spot, solution, files) -> dict:
-    """One JSON-ready record of a solved spot: its name and source, the solution's summary, the files."""
+    """One JSON-ready record of a solved spot: its name and source, the solution's summary, the files.
+
+    Parameters
+    ----------
+    spot : hunl.solver.spot.Spot
+        The spot solved.
+    solution : hunl.solver.solve.EndgameSolution
+        Its solution.
+    files : hunl.solver.output.SpotOutputs
+        The files written for it (:func:`hunl.solver.output.write_outputs`).
+
+    Returns
+    -------
+    dict
+        ``spot`` (the spot's name) and ``source`` (the file or Libratus endgame it was read from, or
+        ``None``), every entry of :meth:`hunl.solver.solve.EndgameSolution.summary` (exploitability in chips,
+        % of the pot, bb/hand and mbb/g, value in chips, iterations, seconds, memory in MiB, the convergence
+        log, ...), ``converged`` (bool: the solve reached its target) and ``files`` (path strings by kind,
+        ``None`` for a file not written). Floats may be NaN or infinite (``scripts/solve_spot.py`` passes the
+        record through :func:`games.core.runs.finite` before :func:`json.dumps`).
+    """
     return {"spot": spot.name, "source": spot.source, **solution.summary(),
             "converged": bool(solution.result.converged), "files": files.as_dict()}
 
 
 def format_solution(spot, solution, files) -> str:
-    """A solved spot in a few lines: the spot, the run, the exploitability in three units, the files."""
+    """A solved spot in a few lines: the spot, the run, the exploitability in three units, the files.
+
+    Parameters
+    ----------
+    spot : hunl.solver.spot.Spot
+        The spot solved.
+    solution : hunl.solver.solve.EndgameSolution
+        Its solution.
+    files : hunl.solver.output.SpotOutputs
+        The files written for it (:func:`hunl.solver.output.write_outputs`).
+
+    Returns
+    -------
+    str
+        Lines without a trailing newline: the spot (name, street, board, pot and stack in chips, range sizes,
+        tree nodes); the algorithm, iterations, seconds (solve, and the kernels' compilation before it) and
+        peak memory (MiB); the exploitability in chips, % of the pot and mbb/g; the value to the
+        out-of-position player in chips; then one ``wrote <path>`` line per file written.
+    """
     s = solution.summary()
     lines = [f"{spot.name}: {s['street']} {s['board']}, pot {s['pot']:g}, stack {s['stack']:g}, "
              f"hands {s['hands'][0]} x {s['hands'][1]}, {s['nodes']} nodes",

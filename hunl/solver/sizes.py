@@ -278,5 +278,17 @@ def parse_sizes(value, role: str = "bet", name: str = "sizes") -> tuple:
 
 
 def format_sizes(sizes) -> str:
-    """The text of a size list: ``"33%, 75%, a"`` (``""`` for no size); :func:`parse_sizes` reads it back."""
+    """The text of a size list: ``"33%, 75%, a"`` (``""`` for no size); :func:`parse_sizes` reads it back.
+
+    Parameters
+    ----------
+    sizes : iterable of Size
+        The sizes, e.g. :func:`parse_sizes`' tuple; written in the order given.
+
+    Returns
+    -------
+    str
+        Each size's token (:attr:`Size.text`: ``"33%"`` a fraction of the pot, ``"2.5x"`` a multiple of the
+        previous bet, ``"300c"`` chips, ``"e"`` or ``"2e150%"`` geometric, ``"a"`` all-in) joined by ``", "``.
+    """
     return ", ".join(s.text for s in sizes)

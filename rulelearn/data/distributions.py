@@ -153,7 +153,23 @@ def random_deal(n: int, rng: np.random.Generator, size: int | tuple[int, ...] | 
 
 
 def uniform_deal(n: int) -> np.ndarray:
-    """The deal in which each ordered pair of distinct cards is equally likely, shape ``(n, n)``."""
+    """The deal in which each ordered pair of distinct cards is equally likely, shape ``(n, n)``.
+
+    Parameters
+    ----------
+    n : int
+        Deck size, ``n >= 2`` (an integral float such as ``3.0`` is accepted).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n, n)``
+        The joint deal: ``1 / (n * (n - 1))`` off the diagonal, zero on it; sums to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer (booleans included) or ``n < 2``.
+    """
     n = check_int("n", n, 2)
     probs = np.full((n, n), 1.0 / (n * (n - 1)))
     np.fill_diagonal(probs, 0.0)
@@ -191,6 +207,25 @@ def pmf_to_cdf(pmf) -> np.ndarray:
 
 
 def cdf_to_pmf(cdf) -> np.ndarray:
-    """Inverse of :func:`pmf_to_cdf`: first differences along the last axis, shape unchanged."""
+    """Inverse of :func:`pmf_to_cdf`: first differences along the last axis, shape unchanged.
+
+    ``pmf[..., 0] = cdf[..., 0]`` and ``pmf[..., k] = cdf[..., k] - cdf[..., k - 1]``. The input is not
+    checked: a decreasing cdf gives negative entries.
+
+    Parameters
+    ----------
+    cdf : array_like of float, shape ``(..., n)``
+        Cumulative distributions over ordered hands, ``cdf[..., k] = P(hand <= k)``; at least one axis.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(..., n)``
+        The pmfs.
+
+    Raises
+    ------
+    ValueError
+        If ``cdf`` is a scalar (no axis to difference along) or cannot be converted to float.
+    """
     c = np.asarray(cdf, dtype=np.float64)
     return np.diff(c, axis=-1, prepend=0.0)

@@ -39,7 +39,26 @@ _PARQUET_OPTIONS = {"compression": "zstd"}  # 20% smaller than snappy and faster
 
 
 def shard_name(start: int, stop: int) -> str:
-    """File name of the shard holding games ``start .. stop-1``: ``games-{start:09d}-{stop:09d}.parquet``."""
+    """File name of the shard holding games ``start .. stop-1``: ``games-{start:09d}-{stop:09d}.parquet``.
+
+    Parameters
+    ----------
+    start : int
+        Id of the shard's first game (``>= 0``).
+    stop : int
+        One past the id of its last game.
+
+    Returns
+    -------
+    str
+        The file name, e.g. ``"games-000000000-000001000.parquet"``; the ids are zero-padded to nine digits (a
+        larger id gives more digits, a name the directory listing does not recognise as a shard).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``start`` or ``stop`` cannot be converted by ``int`` (a float is truncated, not rejected).
+    """
     return f"games-{int(start):09d}-{int(stop):09d}.parquet"
 
 
@@ -429,7 +448,24 @@ def _file_record(path: Path, start: int, stop: int) -> dict:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, synced, then renamed over it."""
+    """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, synced, renamed over it.
+
+    The temporary file is ``<path>.tmp`` in the same directory; it is overwritten if it exists, and left
+    behind if the write fails. An existing file at ``path`` is replaced.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file to write (a ``Path``: a ``str`` has no ``with_name``); its directory must exist.
+    data : bytes
+        The whole content of the file.
+
+    Raises
+    ------
+    OSError
+        If the temporary file cannot be written or synced, or cannot be renamed over ``path`` (``path`` is
+        then unchanged).
+    """
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)

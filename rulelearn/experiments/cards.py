@@ -162,7 +162,28 @@ def improve_plain(plain, exact, score, max_passes: int = 8) -> np.ndarray:
 
 
 def tree_conditions(tree: GrownTree, leaves) -> int:
-    """Total conditions (bounds, one per feature and side) over the rules of the given leaves."""
+    """Total conditions (bounds, one per feature and side) over the rules of the given leaves.
+
+    A leaf's rule is the merged bounds on its path (:meth:`GrownTree.conditions`): a feature bounded from
+    below and above counts 2, however often the path splits on it.
+
+    Parameters
+    ----------
+    tree : GrownTree
+    leaves : iterable of int
+        Node ids of ``tree``, e.g. ``tree.leaves(k)``. An id that is not a node of the tree has an empty path
+        and counts 0 (it is not rejected).
+
+    Returns
+    -------
+    int
+        The number of conditions on a card of these leaves' rules.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an entry of ``leaves`` cannot be converted by ``int``.
+    """
     return int(sum((c.lower is not None) + (c.upper is not None) for n in leaves for c in tree.conditions(int(n))))
 
 

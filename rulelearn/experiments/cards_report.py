@@ -46,7 +46,28 @@ class GroupCardJob:
 
 
 def card_summary(frontier: pd.DataFrame) -> pd.DataFrame:
-    """Mean over splits of conditions and held-out exploitability, per method, leaf kind and leaves."""
+    """Mean over splits of conditions and held-out exploitability, per method, leaf kind and leaves.
+
+    Parameters
+    ----------
+    frontier : pandas.DataFrame
+        One row per (seed, method, leaf kind, leaves), as the first result of
+        :func:`rulelearn.experiments.cards.card_frontier`; read are ``method``, ``leaf_kind``, ``n_leaves``,
+        ``n_conditions``, ``test_exploitability`` and ``seed``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, leaf kind, leaves), sorted by them: ``method``, ``leaf_kind``, ``n_leaves``,
+        ``n_conditions`` (mean number of conditions on the card), ``mean`` and ``std`` (mean and sample
+        standard deviation over the splits of the held-out mean exploitability of player 1, chips, pot = 1;
+        ``std`` is NaN with one split) and ``n_seeds`` (number of splits).
+
+    Raises
+    ------
+    KeyError
+        If ``frontier`` lacks one of the columns read.
+    """
     g = frontier.groupby(["method", "leaf_kind", "n_leaves"])
     out = g.agg(n_conditions=("n_conditions", "mean"), mean=("test_exploitability", "mean"),
                 std=("test_exploitability", "std"), n_seeds=("seed", "nunique")).reset_index()
@@ -70,7 +91,40 @@ _CURVES = {("round exploitability tree", "optimal, plain"): "card: round thresho
 
 
 def run_group_cards(job: GroupCardJob) -> int:
-    """Run ``job`` (see the module docstring); returns 0, or 1 if the card misses ``job.target``."""
+    """Run ``job`` (see the module docstring); returns 0, or 1 if the card misses ``job.target``.
+
+    Loads the games with id below ``job.games`` of ``job.db`` (verified ones only), measures
+    :func:`rulelearn.experiments.cards.card_frontier` (or reads ``<out>/betgame_frontier.csv`` when
+    ``<out>/betgame_frontier.key`` records the same database path, number of games and settings), builds and
+    prints the card with ``job.card_leaves`` rules of the first seed's split, and writes
+    ``<out>/betgame_card.json``, ``<out>/betgame_frontier_summary.csv`` and the figure ``job.figure``; with
+    ``job.doc``, also ``<job.cards>/betgame.json`` and the blocks ``betgame-card`` and ``betgame-card-table``
+    of ``job.doc``. Progress goes to standard output.
+
+    Parameters
+    ----------
+    job : GroupCardJob
+        The database and its number of games, the splits' seeds, the frontier's ``max_leaves``, the card's
+        ``card_leaves``, ``max_conditions`` and ``max_fit_games``, ``target`` (chips), worker processes
+        (``jobs``) and the output paths.
+
+    Returns
+    -------
+    int
+        Exit status: 0 if the held-out mean exploitability of player 1 (chips, pot = 1) of the round-threshold
+        card with ``job.card_leaves`` rules in plain mixes, mean over the splits, is at most ``job.target``;
+        1 otherwise (the outputs are written either way).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``job.db`` holds no solution database.
+    CorruptManifestError, CorruptShardError
+        If its manifest or a shard read is damaged (both are ``ValueError``).
+    ValueError
+        If ``job.card_leaves`` is not in ``1 ..`` the leaves the first split's tree has (at most
+        ``job.max_leaves``), or ``job.jobs < 1``.
+    """
     t0 = time.perf_counter()
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)

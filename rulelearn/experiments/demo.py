@@ -44,7 +44,23 @@ class LearnerSpec:
 
 
 def default_learners(seed: int = 0) -> list[LearnerSpec]:
-    """The learners of the papers, each with the representation it is reported with."""
+    """The learners of the papers, each with the representation it is reported with.
+
+    Parameters
+    ----------
+    seed : int or None, default 0
+        ``random_state`` of the k-medoids and cluster-then-tree learners (not checked here: scikit-learn's
+        ``check_random_state`` checks it when they are fitted).
+
+    Returns
+    -------
+    list of LearnerSpec
+        Fifteen unfitted learners, in the order of the demo's table: k-medoids with ``k = 1`` (one strategy
+        for all games), 1-NN and k-medoids with ``k = 5, 10, 15`` (input EMD), two cluster-then-tree learners
+        with ``k = 5`` (tree on the medoids; tree of depth 3 on the members), all on the whole cdf
+        (``Representation("cdf", None)``); a tree of depth 4 for each of :data:`ALL_REPRESENTATIONS`; a tree
+        of depth 8 on the whole cdf.
+    """
     whole = Representation("cdf", None)
     specs = [
         LearnerSpec("one strategy (k-medoids k=1)", EMDKMedoids(1, random_state=seed), whole),
@@ -110,7 +126,22 @@ def depth_curve(games: SolvedGames, split: Split, depths=range(1, 13),
 
 
 def format_scores(scores: list[PolicyScore]) -> str:
-    """A fixed-width table: learner, representation, size, EMD, exploitability mean/median/max (chips)."""
+    """A fixed-width table: learner, representation, size, EMD, exploitability mean/median/max (chips).
+
+    Parameters
+    ----------
+    scores : list of PolicyScore
+        One per learner, printed in this order (as from :func:`evaluate`).
+
+    Returns
+    -------
+    str
+        Two header lines, a rule of dashes and one line per score, without a final newline: the learner's
+        name, the representation's name, the size with its unit (e.g. ``"4 rules"``), the mean output EMD
+        (Algorithm 2, in ``[0, 1]``) and player 1's exploitability on the held-out games (chips): mean, median
+        and maximum, four decimals each. Names longer than their columns (44 and 13 characters) are not cut
+        and shift the rest of their line.
+    """
     head = (f"{'learner':<44} {'repr.':<13} {'size':>14} {'EMD':>7}   "
             f"{'exploitability (chips)':>24}\n{'':<44} {'':<13} {'':>14} {'':>7}   "
             f"{'mean':>8}{'median':>8}{'max':>8}")

@@ -240,7 +240,31 @@ def summarise_frontier(frontier: pd.DataFrame) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------------------- the report
 def frontier_table(summary: pd.DataFrame) -> str:
-    """Markdown: rows = leaves, columns = method x leaf kind, cells = mean +- std over splits (chips)."""
+    """Markdown: rows = leaves, columns = method x leaf kind, cells = mean +- std over splits (chips).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`summarise_frontier`; read are ``method``, ``leaf_kind``, ``n_leaves``, ``mean`` and
+        ``std``. Rows of methods or leaf kinds not in :data:`METHODS` and
+        :data:`~rulelearn.rules.leaves.LEAF_KINDS` are left out.
+
+    Returns
+    -------
+    str
+        A GitHub Markdown table (ending in a newline): one row per number of leaves, ascending; a column
+        ``leaves``, then one per (method, leaf kind) in the order of :data:`METHODS` and
+        :data:`~rulelearn.rules.leaves.LEAF_KINDS`. Each cell is the held-out mean exploitability of player 1
+        (chips), ``mean ± std`` over the splits to four decimals (a NaN ``std``, from one split, prints as
+        ``0.0000``); empty where the summary has no row.
+
+    Raises
+    ------
+    KeyError
+        If ``summary`` lacks ``n_leaves``.
+    AttributeError
+        If it lacks ``method`` or ``leaf_kind``.
+    """
     cols = [(m, k) for m in METHODS for k in LEAF_KINDS]
     rows = []
     for n in sorted(summary["n_leaves"].unique()):
@@ -254,7 +278,38 @@ def frontier_table(summary: pd.DataFrame) -> str:
 
 
 def acceptance_table(frontier: pd.DataFrame, k: int) -> str:
-    """Optimal leaves (both trees) against the paper's k-medoids rule set with ``k`` medoids, per split."""
+    """Rule sets of ``k`` leaves (optimal leaves of both trees first) against the paper's k-medoids, by split.
+
+    The baseline is k-medoids with each cluster playing its medoid's strategy (the paper's rule set, Section
+    4.3); it is compared with the rule sets of ``k`` leaves of the exploitability tree and CART with optimal
+    leaves, k-medoids with optimal and mean strategies, and CART with mean leaves. The improvement of a rule
+    set is the baseline's held-out exploitability minus its own, split by split (splits missing from either
+    are dropped); positive is better than the medoids.
+
+    Parameters
+    ----------
+    frontier : pandas.DataFrame
+        One row per (seed, method, leaf kind, leaves), as the first result of :func:`rule_frontier`; read are
+        ``seed``, ``method``, ``leaf_kind``, ``n_leaves`` and ``test_exploitability``.
+    k : int
+        The number of leaves (clusters) compared. It is not checked: a ``k`` the frontier has no rows for
+        gives NaN cells.
+
+    Returns
+    -------
+    str
+        A GitHub Markdown table (rule set; mean ± std over the splits of the held-out mean exploitability of
+        player 1, chips; the improvement over the medoids, mean ± std (min .. max) over the splits, chips),
+        then a line naming the baseline's splits, ending in a newline. A standard deviation over one split is
+        NaN.
+
+    Raises
+    ------
+    KeyError
+        If ``frontier`` lacks ``seed`` or ``test_exploitability``.
+    AttributeError
+        If it lacks ``method``, ``leaf_kind`` or ``n_leaves``.
+    """
     def per_seed(method, kind):
         r = frontier[(frontier.method == method) & (frontier.leaf_kind == kind) & (frontier.n_leaves == k)]
         return r.set_index("seed")["test_exploitability"]
@@ -367,7 +422,40 @@ class FrontierJob:
 
 
 def run_frontier(job: FrontierJob) -> int:
-    """Run the frontier of ``job`` and write its tables, figure and doc blocks; returns 0."""
+    """Run the frontier of ``job`` and write its tables, figure and doc blocks; returns 0.
+
+    Loads the games with id below ``job.games`` of ``job.db`` (verified ones only), runs :func:`rule_frontier`
+    on the splits ``job.seeds``, and writes ``<out>/frontier.csv``, ``<out>/frontier_summary.csv`` and the
+    figure ``job.figure`` (:func:`rulelearn.report.plots.plot_frontier`); prints :func:`frontier_table` and
+    :func:`acceptance_table` with ``min(job.acceptance_leaves, job.max_leaves)`` leaves. With
+    ``job.lp_games_study`` it also runs :func:`lp_games_study` on the first split (``<out>/lp_games.csv``).
+    With ``job.doc`` it writes the blocks ``frontier-table``, ``frontier-acceptance``, ``frontier-rules`` (the
+    rules of the first split's exploitability tree with optimal leaves) and, with the study,
+    ``frontier-lp-games``. Progress and timings go to standard output.
+
+    Parameters
+    ----------
+    job : FrontierJob
+        The database and its number of games, the splits' seeds, ``max_leaves``, ``max_fit_games``,
+        ``acceptance_leaves``, worker processes (``jobs``), the output paths and the LP-games study's
+        settings.
+
+    Returns
+    -------
+    int
+        Exit status, always 0 (errors raise).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``job.db`` holds no solution database.
+    CorruptManifestError, CorruptShardError
+        If its manifest or a shard read is damaged (both are ``ValueError``).
+    ValueError
+        If the database's family has no group optimum (``optimal_group_strategy``) or ``job.jobs < 1``; with
+        ``job.doc``, also if the first split's exploitability tree has fewer than
+        ``min(job.acceptance_leaves, job.max_leaves)`` leaves or that number is below 1.
+    """
     t0, c0 = time.perf_counter(), cpu_seconds()
     db = SolutionDatabase(job.db)
     games = SolvedGames(db.family(), db.load(n_games=job.games))

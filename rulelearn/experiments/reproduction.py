@@ -193,7 +193,28 @@ def reproduce(job: ReproductionJob, extra_stages: dict[str, Callable[[], int]] |
 
 
 def write_doc(res: Results, job: ReproductionJob) -> None:
-    """Rewrite the doc's marked numbers and tables, and the results JSON, from ``res``."""
+    """Rewrite the doc's marked numbers and tables, and the results JSON, from ``res``.
+
+    The values and blocks come from :func:`rulelearn.experiments.reproduction_report.collect`. The JSON
+    ``job.results`` (``values``, ``stage_seconds``, ``stage_cpu_seconds``) is written first, then every marked
+    value and block of the doc ``job.doc`` is replaced (:func:`rulelearn.report.docblocks.render`).
+
+    Parameters
+    ----------
+    res : Results
+        A finished reproduction (:func:`reproduce`, or the pickle ``<out>/results.pkl``).
+    job : ReproductionJob
+        Read are ``results`` (path of the JSON) and ``doc`` (path of the doc, which must exist).
+
+    Raises
+    ------
+    KeyError
+        If the doc marks a key that ``res`` does not produce (a stale doc); the JSON is already written then.
+    FileNotFoundError
+        If the doc does not exist or the folder of the JSON does not exist.
+    TypeError
+        If ``job.doc`` is ``None``; the JSON is already written then.
+    """
     from rulelearn.experiments.reproduction_report import collect
 
     values, blocks = collect(res)
@@ -204,7 +225,27 @@ def write_doc(res: Results, job: ReproductionJob) -> None:
 
 
 def render_only(job: ReproductionJob) -> int:
-    """Rewrite the doc and the results JSON from the last run's ``<out>/results.pkl`` (no experiments)."""
+    """Rewrite the doc and the results JSON from the last run's ``<out>/results.pkl`` (no experiments).
+
+    Parameters
+    ----------
+    job : ReproductionJob
+        Read are ``out`` (the folder of ``results.pkl``), ``results`` and ``doc`` (see :func:`write_doc`).
+
+    Returns
+    -------
+    int
+        Exit status, always 0 (errors raise).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``<out>/results.pkl``, the doc or the folder of the JSON does not exist.
+    pickle.UnpicklingError, AttributeError
+        If the pickle is damaged, or was written by a version whose classes no longer load.
+    KeyError, TypeError
+        As :func:`write_doc`: a stale doc, or ``job.doc`` is ``None``.
+    """
     with open(Path(job.out) / "results.pkl", "rb") as fh:
         write_doc(pickle.load(fh), job)
     print(f"rewrote {job.doc} and {job.results} from {Path(job.out) / 'results.pkl'}")

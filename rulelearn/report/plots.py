@@ -380,7 +380,31 @@ def plot_frontier(summary, path, methods, leaf_kinds) -> None:
 
 
 def plot_convergence(iterations, seconds, exploitability, path, title: str = "") -> None:
-    """Exploitability (NashConv / 2, chips) against iterations and against seconds, log scales (PNG)."""
+    """Exploitability (NashConv / 2, chips) against iterations and against seconds, log scales (PNG).
+
+    Two panels side by side, both axes logarithmic (non-positive values are not drawn).
+
+    Parameters
+    ----------
+    iterations : array_like of int, shape ``(L,)``
+        Iterations at which the exploitability was measured, as ``log_iterations`` of
+        :class:`games.core.cfr.CFRResult`.
+    seconds : array_like of float, shape ``(L,)``
+        Solve time at those points (seconds).
+    exploitability : array_like of float, shape ``(L,)``
+        Exploitability there (NashConv / 2, chips).
+    path : str or os.PathLike
+        PNG file (its folder must exist).
+    title : str, optional
+        Title over both panels.
+
+    Raises
+    ------
+    ValueError
+        If ``iterations`` or ``seconds`` does not have the length of ``exploitability``.
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
+    """
     from matplotlib.ticker import LogLocator
 
     plt = _pyplot()

@@ -103,7 +103,28 @@ def describe_strategy(strategy, action_labels, hand_labels=None, noun: str = "ha
 
 
 def group_hands(words, labels, noun: str = "hand") -> str:
-    """``"cards 3-6: check; card 7: bet 0.1"``: one description per hand, equal neighbours grouped."""
+    """``"cards 3-6: check; card 7: bet 0.1"``: one description per hand, equal neighbours grouped.
+
+    Parameters
+    ----------
+    words : sequence of str
+        One description per hand, in hand order (e.g. from :func:`describe_action_mix`).
+    labels : sequence of str
+        The hands' names, at least as many as ``words``.
+    noun : str, default "hand"
+        What a hand is called; a group of several hands takes the plural ``noun + "s"``.
+
+    Returns
+    -------
+    str
+        One ``"<noun> <label>: <words>"`` or ``"<noun>s <first>-<last>: <words>"`` per run of equal
+        neighbouring descriptions, joined by ``"; "``; empty if ``words`` is.
+
+    Raises
+    ------
+    IndexError
+        If ``labels`` has fewer entries than ``words``.
+    """
     parts, start = [], 0
     for k in range(1, len(words) + 1):
         if k == len(words) or words[k] != words[start]:
@@ -114,7 +135,32 @@ def group_hands(words, labels, noun: str = "hand") -> str:
 
 
 def format_rule(rule: Rule, action_labels, hand_labels=None, noun: str = "hand", action_values=None) -> str:
-    """``"if <conditions>: <strategy>   [12% of training rows, depth 3]"`` (see :func:`describe_strategy`)."""
+    """``"if <conditions>: <strategy>   [12% of training rows, depth 3]"`` (see :func:`describe_strategy`).
+
+    Parameters
+    ----------
+    rule : Rule
+        A leaf of a tree as a rule: its conditions (none: ``"always"``), strategy, coverage and depth.
+    action_labels : sequence of str
+        Names of the ``n_actions`` actions.
+    hand_labels : sequence of str, optional
+        Names of the ``d`` hands of a per-game strategy (default ``"1" .. "d"``); unused for a per-hand one.
+    noun : str, default "hand"
+        What a hand is called (a game family's :func:`~rulelearn.family.hand_noun`).
+    action_values : array_like of float, shape ``(n_actions,)``, optional
+        Numeric sizes of the actions (0 for a passive one); see :func:`describe_action_mix`.
+
+    Returns
+    -------
+    str
+        One line: the conditions joined by ``" and "``, the strategy in words (:func:`describe_strategy` with
+        its default ``min_prob``), and the rule's share of the training rows (whole percent) and depth.
+
+    Raises
+    ------
+    IndexError
+        If ``action_labels`` or ``hand_labels`` is shorter than the strategy's axis it names.
+    """
     cond = " and ".join(str(c) for c in rule.conditions) or "always"
     what = describe_strategy(rule.strategy, action_labels, hand_labels, noun, action_values)
     return f"if {cond}: {what}   [{rule.coverage:.0%} of training rows, depth {rule.depth}]"

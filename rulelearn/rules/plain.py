@@ -52,7 +52,24 @@ def scale_grid(low: float = 0.1, high: float = 100.0) -> np.ndarray:
 
 
 def count_grid(high: int = 4) -> np.ndarray:
-    """Thresholds of a count between whole numbers: 0.5, 1.5, ... (``x > 0.5`` reads "at least 1")."""
+    """Thresholds of a count between whole numbers: 0.5, 1.5, ... (``x > 0.5`` reads "at least 1").
+
+    Parameters
+    ----------
+    high : int, default 4
+        Number of thresholds: the largest is ``high - 0.5`` ("at least ``high``"). Not checked: ``high <= 0``
+        gives an empty grid.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(high,)``
+        ``0.5, 1.5, ..., high - 0.5``, ascending.
+
+    Raises
+    ------
+    TypeError
+        If ``high`` is not a number.
+    """
     return np.arange(high) + 0.5
 
 
@@ -79,7 +96,30 @@ def grid_for(kind: str) -> np.ndarray:
 
 
 def is_round(x: float, kind: str) -> bool:
-    """Whether ``x`` is on the grid of round thresholds of ``kind`` (to 1e-9)."""
+    """Whether ``x`` is on the grid of round thresholds of ``kind`` (to 1e-9).
+
+    The grid is the kind's default (:func:`grid_for`), except for ``"scale"``, which allows :func:`scale_grid`
+    over ``[1e-3, 1e4]``. A count is round only up to ``3.5`` (:func:`count_grid`'s default).
+
+    Parameters
+    ----------
+    x : float
+        A threshold, in the units of the quantity (a share or margin as a fraction, a ratio, a count).
+    kind : str
+        One of :data:`QUANTITY_KINDS`.
+
+    Returns
+    -------
+    bool
+        Whether ``x`` is within ``1e-9`` of a point of the grid.
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``kind``, or if ``x`` is a string that ``float`` cannot read.
+    TypeError
+        If ``x`` is not a number (e.g. ``None``).
+    """
     g = grid_for(kind) if kind != "scale" else scale_grid(1e-3, 1e4)
     return bool(np.any(np.abs(g - float(x)) <= 1e-9))
 

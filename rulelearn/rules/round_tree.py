@@ -48,7 +48,30 @@ def _impurity(sums: np.ndarray, weight: np.ndarray, criterion: str) -> np.ndarra
 
 
 def n_conditions(tree: GrownTree, node: int, free=()) -> int:
-    """Conditions of the rule of ``node``: bounds on non-free features, one per feature and side."""
+    """Conditions of the rule of ``node``: bounds on non-free features, one per feature and side.
+
+    The rule is the merged bounds on the path from the root (:meth:`GrownTree.conditions`): ``0.2 < x <= 0.7``
+    is two conditions, however often the path splits on ``x``.
+
+    Parameters
+    ----------
+    tree : GrownTree
+    node : int
+        A node id of ``tree``. Not checked: an id that is not a node of the tree has an empty path (0
+        conditions).
+    free : iterable of int, default ()
+        Feature indices whose bounds are not counted (a card's section features).
+
+    Returns
+    -------
+    int
+        The number of conditions, ``0 .. 2 * n_features``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``node`` or an entry of ``free`` cannot be converted by ``int``.
+    """
     free = set(int(f) for f in free)
     return int(sum((c.lower is not None) + (c.upper is not None) for c in tree.conditions(int(node))
                    if c.feature not in free))
