@@ -13,7 +13,7 @@ Usage::
 
 SPOT is a ``.toml`` or ``.json`` spot file (schema: :mod:`hunl.solver.spot_files`, ``examples/spots/README.md``), a
 Libratus endgame file, or one of ``subgame1`` .. ``subgame4``. Options override the spot's ``[solver]``
-section. Writes ``strategy.parquet``, ``strategy.json`` (turn endgames: turn-street nodes only unless
+section. Writes ``strategy.parquet``, ``strategy.json`` (flop and turn endgames: the starting street's nodes only unless
 ``--full-json``), ``summary.json`` and ``first_decision.png`` to ``--out`` (default
 ``data/spots/<spot name>/``); see :mod:`hunl.solver.output`. Progress goes to stderr; ``--json`` prints exactly one
 JSON object on stdout. ``--print-tree`` prints the betting tree instead of solving: its size (nodes, decisions,
@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--load", default=None, metavar="FILE",
                     help="write the outputs of the solve saved in FILE without solving")
     ap.add_argument("--full-json", action="store_true",
-                    help="turn endgames: write every node to strategy.json, not only the turn-street ones")
+                    help="flop and turn endgames: write every node to strategy.json, not only the starting street's")
     ap.add_argument("--no-plot", action="store_true", help="do not draw first_decision.png")
     ap.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     ap.add_argument("--quiet", action="store_true", help="no progress bar or messages on stderr")

@@ -5,7 +5,7 @@ Files (``write_outputs``):
 ``strategy.parquet``
     Long format, one row per (decision node, combo of the acting player's range, action), rows ordered by
     node, then combo, then action. Columns: ``node`` (int32, public node id), ``history`` (public action
-    history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"turn"``/``"river"``), ``player`` (int8;
+    history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"flop"``/``"turn"``/``"river"``), ``player`` (int8;
     0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
     ``action`` (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``),
     ``action_index`` (int8, the action's position at its node), ``probability`` (float32), ``ev`` (float32,
@@ -22,8 +22,8 @@ Files (``write_outputs``):
     with probabilities rounded to 4 decimals, actions in the order of ``"actions"``, plus ``"ev": {combo: [ev,
     ...]}`` (chips per action, 3 decimals), ``"hand_ev": {combo: ev}`` and, on the starting street's nodes,
     ``"equity": {combo: equity}`` (``null`` where undefined). A turn endgame has tens
-    of thousands of river nodes, so only its turn-street nodes are written unless ``full_json=True``
-    (``--full-json``); the Parquet table always holds every node.
+    of thousands of river nodes (a flop endgame far more), so only the nodes of the endgame's starting street are
+    written unless ``full_json=True`` (``--full-json``); the Parquet table always holds every node.
 ``summary.json``
     :meth:`hunl.solver.solve.EndgameSolution.summary` (exploitability in chips, % pot, bb/hand, mbb/g; pot;
     iterations; seconds of the solve and, apart, ``compile_seconds`` of numba's kernels; memory; convergence log), plus the spot's description under ``"spot"`` when given.
@@ -50,6 +50,7 @@ import numpy as np
 from games.core.tree import DECISION
 from hunl.poker.cards import COMBO_LABELS, HAND_CLASS, HAND_CLASS_LABELS, RANKS, format_cards, grid_average
 from hunl.solver.report import action_ev
+from hunl.solver.tree import STREETS
 
 __all__ = [
     "SpotOutputs",
@@ -66,7 +67,7 @@ __all__ = [
 
 #: Rows per Parquet row group (and per batch built in memory).
 ROWS_PER_GROUP = 2_000_000
-_STREET_NAMES = ("turn", "river")
+_STREET_NAMES = ("flop", "turn", "river")  # street_code 0, 1, 2 (board cards - 3)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class _Layout:
         live_hands = self.possible.sum(axis=2)                            # (2, B)
         self.rows = live_hands[self.player, self.board] * self.n_actions
         street = game.betting.street[self.nodes]
-        self.street_code = (street == 5).astype(np.int8)                  # 0 turn, 1 river
+        self.street_code = (street - 3).astype(np.int8)                   # 0 flop, 1 turn, 2 river
 
     def batches(self, node_mask=None, rows_per_batch: int = ROWS_PER_GROUP):
         """Yield column arrays of whole nodes, each batch at most ``rows_per_batch`` rows plus one node's."""
@@ -358,8 +359,8 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
     solution : hunl.solver.solve.EndgameSolution
     path : path-like
     full : bool, default False
-        On a turn endgame, also write the river nodes (tens of thousands of nodes, hundreds of MB). River
-        endgames are always written in full.
+        On a turn or flop endgame, also write the nodes of the later streets (tens of thousands of nodes,
+        hundreds of MB); by default only the starting street's nodes. River endgames are always written in full.
 
     Returns
     -------
@@ -367,8 +368,9 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
     """
     game = solution.game
     lay = _Layout(game)
-    turn_only = game.config.street == "turn" and not full
-    sel = np.flatnonzero(lay.street_code == 0) if turn_only else np.arange(lay.nodes.size)
+    first = STREETS[game.config.street] - 3                               # street_code of the starting street
+    start_only = game.config.street != "river" and not full
+    sel = np.flatnonzero(lay.street_code == first) if start_only else np.arange(lay.nodes.size)
     probs = solution.result.policy.probs
     figures = _node_figures(solution, lay)
     head = {
@@ -377,7 +379,8 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
         "pot": game.pot,
         "stack": game.config.stack,
         "players": ["oop", "ip"],
-        "nodes_written": "turn street only (use --full-json for every node)" if turn_only else "all",
+        "nodes_written": (f"{game.config.street} street only (use --full-json for every node)" if start_only
+                          else "all"),
         "probabilities": "per combo, in the order of 'actions', rounded to 4 decimals",
         "ev": "per combo, the EV in chips of each action (order of 'actions'), rounded to 3 decimals; null where "
               "the node cannot be reached with the combo",

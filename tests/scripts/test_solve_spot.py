@@ -33,6 +33,13 @@ TURN = {
                   "river": {"bets": [1.0], "raises": [], "all_in": False}},
 }
 
+FLOP = {
+    "name": "tiny_flop", "board": "Qh9h4c", "pot": 600, "stack": 900,
+    "ranges": {"oop": "AQs,99", "ip": "KK,QJs"},
+    "bet_sizes": {"raise_cap": 0, **{street: {"bets": [1.0], "raises": [], "all_in": False}
+                                     for street in ("flop", "turn", "river")}},
+}
+
 
 @pytest.fixture(autouse=True)
 def _no_env_override(monkeypatch):
@@ -242,6 +249,22 @@ def test_strategy_json(tmp_path, river_solution, turn_solution):
     river_card = river_node["history"].split("/")
     card = next(tok for tok in river_card if len(tok) == 2 and tok[1] in "shdc")
     assert not any(card in label for label in river_node["strategy"])
+
+
+def test_a_flop_endgame_names_its_three_streets(tmp_path):
+    """Each row's street is its node's (the table once called the flop "turn"), and the JSON holds the flop's
+    nodes only unless full."""
+    solution = solve_endgame(parse_spot(FLOP).game(dtype="float64"), iterations=1)
+    game = solution.game
+    decisions = np.flatnonzero(game.tree.kind == DECISION)
+    names = {3: "flop", 4: "turn", 5: "river"}
+    table = strategy_frame(solution)
+    expected = table["node"].map({int(n): names[int(game.betting.street[n])] for n in decisions})
+    assert (table["street"].astype(str) == expected).all()
+    assert set(table["street"].astype(str)) == {"flop", "turn", "river"}
+    part = json.loads(write_strategy_json(solution, tmp_path / "f.json").read_text())
+    assert [n["node"] for n in part["nodes"]] == [int(n) for n in decisions if game.betting.street[n] == 3]
+    assert {n["street"] for n in part["nodes"]} == {"flop"} and part["nodes_written"].startswith("flop street")
 
 
 # ---------------------------------------------------------------------- the heatmap
