@@ -39,19 +39,41 @@ def weighted_quantile_index(values, weights, q: float) -> int:
     Parameters
     ----------
     values : array_like of float, shape ``(n,)``
+        Any shape is flattened; ``n >= 1``, finite.
     weights : array_like of float, shape ``(n,)``
-        Non-negative, with a positive sum.
+        Finite, non-negative, with a positive sum (any shape with ``n`` entries is flattened).
     q : float
-        In ``[0, 1]``.
+        In ``[0, 1]`` (``0.5``: the lower weighted median; ``0``: the smallest value, whatever its weight).
 
     Returns
     -------
     int
+        A position in ``0 .. n-1``.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty or not finite, ``weights`` has another number of entries, a negative or
+        non-finite entry or no positive one, or ``q`` is outside ``[0, 1]``.
     """
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if v.size == 0:
+        raise ValueError("values must hold at least one value")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite")
+    if w.size != v.size:
+        raise ValueError(f"weights must have one entry per value ({v.size}), got {w.size}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative")
+    total = float(w.sum())
+    if not total > 0:
+        raise ValueError("weights must have a positive sum")
+    q = float(q)
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"q must be in [0, 1], got {q!r}")
     order = np.argsort(v, kind="stable")
-    pos = weighted_quantile_position(np.ascontiguousarray(w[order]), v.size, float(q), float(w.sum()))
+    pos = weighted_quantile_position(np.ascontiguousarray(w[order]), v.size, q, total)
     return int(order[pos])
 
 
@@ -60,17 +82,15 @@ def weighted_quantile(values, weights, q: float) -> float:
 
     The lower quantile of the module docstring: the smallest value at which the cumulative weight of the
     values sorted ascending reaches ``q`` times the total weight (relative tolerance :data:`QUANTILE_RTOL`).
-    The inputs are not checked.
 
     Parameters
     ----------
     values : array_like of float, shape ``(n,)``
-        Any shape is flattened; ``n >= 1``.
+        Any shape is flattened; ``n >= 1``, finite.
     weights : array_like of float, shape ``(n,)``
-        Non-negative, with a positive sum. All zero weights give the smallest value.
+        Finite, non-negative, with a positive sum.
     q : float
-        In ``[0, 1]`` (``0.5``: the lower weighted median). A ``q <= 0`` gives the smallest value, ``q > 1``
-        the largest.
+        In ``[0, 1]`` (``0.5``: the lower weighted median).
 
     Returns
     -------
@@ -79,8 +99,8 @@ def weighted_quantile(values, weights, q: float) -> float:
 
     Raises
     ------
-    IndexError
-        If ``values`` is empty or ``weights`` has fewer entries than ``values``.
+    ValueError
+        As :func:`weighted_quantile_index`.
     """
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     return float(v[weighted_quantile_index(v, weights, q)])
