@@ -78,7 +78,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         action="store_true",
         help="only rewrite the doc from the last run's <out>/results.pkl (no experiments)",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.render_only and args.no_doc:
+        p.error("--render-only rewrites the doc; it cannot be combined with --no-doc")
+    return args
 
 
 def main(argv=None) -> int:

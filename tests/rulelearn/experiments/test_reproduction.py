@@ -28,3 +28,18 @@ def test_reproduction_renders_the_real_doc(tmp_path):
     marked = f"<!--v:n_games-->{values['n_games']}<!--/v-->"
     doc.write_text(doc.read_text().replace(marked, "<!--v:n_games-->stale<!--/v-->"))
     assert render_only(job) == 0 and doc.read_text() == text
+
+
+def test_render_only_refuses_no_doc(capsys):
+    import importlib.util
+
+    import pytest
+
+    script = Path(__file__).resolve().parents[3] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce_cli", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as exc:
+        module.parse_args(["--render-only", "--no-doc"])
+    assert exc.value.code == 2 and "cannot be combined with --no-doc" in capsys.readouterr().err
+    assert module.parse_args(["--render-only"]).render_only
