@@ -435,7 +435,7 @@ def with_coverage(card: RuleCard, coverage) -> RuleCard:
         The card; unchanged (a new card is returned).
     coverage : iterable of float, length ``card.n_rules``
         The new coverage of each rule, in :meth:`RuleCard.rules` order, as a share of its section's decisions
-        (e.g. :func:`rule_coverage`); values beyond the card's rules are ignored.
+        (e.g. :func:`rule_coverage`).
 
     Returns
     -------
@@ -444,10 +444,13 @@ def with_coverage(card: RuleCard, coverage) -> RuleCard:
 
     Raises
     ------
-    RuntimeError
-        If ``coverage`` has fewer values than the card has rules (the iterator runs out inside a generator).
+    ValueError
+        If ``coverage`` does not have one value per rule of the card.
     """
-    it = iter(float(c) for c in coverage)
+    values = [float(c) for c in coverage]
+    if len(values) != card.n_rules:
+        raise ValueError(f"coverage must have one value per rule of the card ({card.n_rules}), got {len(values)}")
+    it = iter(values)
     sections = tuple(CardSection(s.title, tuple(dataclasses.replace(r, coverage=next(it)) for r in s.rules),
                                  s.conditions) for s in card.sections)
     return dataclasses.replace(card, sections=sections)

@@ -158,6 +158,9 @@ def test_coverage_is_each_rule_s_share_of_its_section():
     again = with_coverage(card, cov)
     assert [r.coverage for r in again.rules()] == pytest.approx(cov.tolist())
     assert [r.conditions for r in again.rules()] == [r.conditions for r in card.rules()]
+    for wrong in (cov[:-1], np.r_[cov, 0.5]):
+        with pytest.raises(ValueError, match="coverage must have one value per rule"):
+            with_coverage(card, wrong)
 
 
 def test_a_turn_card_beside_a_fixed_river_card_is_measured_exactly():
