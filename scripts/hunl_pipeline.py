@@ -85,6 +85,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("--test-fraction must be in (0, 1)")
     if a.depth not in a.depths:
         a.depths = sorted(set(a.depths) | {a.depth})
+    stray = sorted(set(a.optimal_depths) - set(a.depths) - {a.rule_depth})
+    if stray:
+        p.error(f"--optimal-depths {stray} must be among --depths or --rule-depth")
     if a.db is None:
         a.db = f"data/hunl_river_{a.endgames}"
     return a

@@ -53,7 +53,14 @@ __all__ = ["PipelineJob", "libratus_scores", "run_pipeline"]
 
 @dataclass(frozen=True)
 class PipelineJob:
-    """What ``scripts/hunl_pipeline.py`` runs (its options; see the script's ``--help``)."""
+    """What ``scripts/hunl_pipeline.py`` runs (its options; see the script's ``--help``).
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is not one of ``depths``, or one of ``optimal_depths`` is neither one of ``depths`` nor
+        ``rule_depth``.
+    """
 
     endgames: int = 300
     db: str = "data/hunl_river_300"
@@ -80,6 +87,15 @@ class PipelineJob:
     doc: str | None = None
     figures: str = "docs/figures"
     command: str = "python scripts/hunl_pipeline.py"
+
+    def __post_init__(self):
+        # checked before the expensive stages: run_pipeline reads the trees of these depths once they are fitted
+        if self.depth not in self.depths:
+            raise ValueError(f"depth ({self.depth}) must be one of depths {tuple(self.depths)}")
+        stray = sorted(set(self.optimal_depths) - set(self.depths) - {self.rule_depth})
+        if stray:
+            raise ValueError(f"optimal_depths {stray} must be among depths {tuple(self.depths)} or the "
+                             f"rule_depth ({self.rule_depth})")
 
 
 def _bar(total, unit, desc):
@@ -137,9 +153,8 @@ def run_pipeline(job: PipelineJob) -> int:
     job : PipelineJob
         The run's options (those of ``scripts/hunl_pipeline.py``): the number of endgames and the solution
         database, the seed of the endgames and of the split, the held-out share and cap, the tree depths, the
-        leaf optimisation, the range mode, the split criterion, the workers and the outputs. ``job.depth``
-        must be one of ``job.depths``, and each of ``job.optimal_depths`` one of ``job.depths`` or
-        ``job.rule_depth`` (not checked here; the script adds ``depth`` to ``depths``).
+        leaf optimisation, the range mode, the split criterion, the workers and the outputs
+        (:class:`PipelineJob` checks its depths when it is made).
 
     Returns
     -------
@@ -153,8 +168,6 @@ def run_pipeline(job: PipelineJob) -> int:
         :func:`hunl.distill.decisions.decision_rows`) or ``job.criterion`` is not ``"squared_error"`` or
         ``"emd"`` (from :meth:`hunl.distill.policy.DistilledPolicy.fit`), or ``job.workers`` is not a positive
         integer.
-    KeyError, StopIteration
-        From a job whose depths break the rule above, once the trees are fitted.
     """
     args = job
     st = Stages(style="indent")
