@@ -19,6 +19,7 @@ from games.core import exploitability, solve_cfr, solve_lp
 from games.core.compilation import compiling
 from hunl.poker.cards import NUM_CLASSES, grid_average
 from hunl.preflop.game import PushFoldGame, check_nonnegative, check_positive
+from rulelearn.validation import check_real
 
 __all__ = ["CHART_STACKS", "METHODS", "PushFoldSolution", "StackSweep", "solve_pushfold", "solve_stacks"]
 
@@ -138,7 +139,7 @@ def solve_pushfold(stack, ante=0.0, method: str = "lp", hands: str = "classes", 
             sol = solve_lp(g)
             policy, iterations = sol.policy, sol.simplex_iterations
         else:
-            target = check_positive("target_mbb", target_mbb) / 1000.0
+            target = check_real("target_mbb", target_mbb, 0.0, low_open=True) / 1000.0  # mbb/g -> big blinds
             res = solve_cfr(g, "dcfr", iterations=max_iterations, target=target, check_every=check_every)
             policy, iterations = res.policy, res.iterations
         ex = exploitability(g, policy)

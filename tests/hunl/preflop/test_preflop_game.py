@@ -44,6 +44,11 @@ def test_bad_parameters_name_themselves(bad, match):
             solve_pushfold(bad["stack"], bad.get("ante", 0.0))
 
 
+def test_a_target_in_mbb_is_checked_in_its_own_unit():
+    with pytest.raises(ValueError, match=r"^target_mbb must be > 0, got 0$"):
+        solve_pushfold(10, method="dcfr", target_mbb=0)
+
+
 def test_payoffs_follow_the_rules():
     g = PushFoldGame(10, ante=0.25)
     assert (g.sb_post, g.bb_post, g.pot) == (0.75, 1.25, 2.0)
