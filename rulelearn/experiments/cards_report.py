@@ -9,11 +9,13 @@ the doc.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rulelearn.data.database import SolutionDatabase
@@ -90,6 +92,16 @@ _CURVES = {("round exploitability tree", "optimal, plain"): "card: round thresho
            ("CART tree", "medoid"): "CART tree, medoid leaves"}
 
 
+def _digest(columns: dict) -> str:
+    """SHA-256 of a database's loaded columns (names, dtypes, shapes and values), hex."""
+    h = hashlib.sha256()
+    for name in sorted(columns):
+        v = np.asarray(columns[name])
+        h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
+        h.update(v.tobytes() if v.dtype != object else repr(v.tolist()).encode())
+    return h.hexdigest()
+
+
 def run_group_cards(job: GroupCardJob) -> int:
     """Run ``job`` (see the module docstring); returns 0, or 1 if the card misses ``job.target``.
 
@@ -129,10 +141,13 @@ def run_group_cards(job: GroupCardJob) -> int:
     out = Path(job.out)
     out.mkdir(parents=True, exist_ok=True)
     db = SolutionDatabase(job.db)
-    games = SolvedGames(db.family(), db.load(n_games=job.games))
+    columns = db.load(n_games=job.games)
+    games = SolvedGames(db.family(), columns)
     config = GroupCardConfig(max_leaves=job.max_leaves, seeds=tuple(job.seeds), max_conditions=job.max_conditions,
                              max_fit_games=job.max_fit_games)
-    key = json.dumps({"db": job.db, "games": len(games), **asdict(config)}, sort_keys=True)
+    # the games' contents are in the key: a database solved again at the same path is not read from the cache
+    key = json.dumps({"db": job.db, "games": len(games), "contents": _digest(columns), **asdict(config)},
+                     sort_keys=True)
     cache, cache_key = out / "betgame_frontier.csv", out / "betgame_frontier.key"
     if cache.exists() and cache_key.exists() and cache_key.read_text() == key:
         frontier = pd.read_csv(cache)
