@@ -5,8 +5,8 @@ Files (``write_outputs``):
 ``strategy.parquet``
     Long format, one row per (decision node, combo of the acting player's range, action), rows ordered by
     node, then combo, then action. Columns: ``node`` (int32, public node id), ``history`` (public action
-    history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"flop"``/``"turn"``/``"river"``), ``player`` (int8;
-    0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
+    history, ``"check/bet 250"``; ``""`` at the root), ``street`` (``"flop"``/``"turn"``/``"river"``),
+    ``player`` (int8; 0 = out of position, first to act; 1 = in position), ``combo`` (``"AsKh"``), ``hand_class`` (``"AKo"``),
     ``action`` (``"check"``, ``"bet 250"``, ``"raise to 1500"``, ``"all-in"``, ``"call"``, ``"fold"``),
     ``action_index`` (int8, the action's position at its node), ``probability`` (float32), ``ev`` (float32,
     chips: the EV of taking the action with the combo at the node, :func:`hunl.solver.report.action_ev`),
