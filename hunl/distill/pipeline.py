@@ -72,7 +72,7 @@ def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None
                  ranges: str = "start", max_rows: int | None = None, streets=None) -> DecisionRows:
     """:func:`rows_task` over all endgames of ``columns`` in chunks, on ``executor`` (``imap_unordered``).
 
-    The chunks' rows are concatenated in the order of their first game id, whatever order they finish in.
+    The chunks' rows are concatenated in the order of ``columns``, whatever order they finish in.
 
     Parameters
     ----------
@@ -111,7 +111,9 @@ def collect_rows(family, columns: dict, executor, chunk: int = 25, progress=None
         parts.append((first, rows))
         if progress is not None:
             progress.update(count)
-    parts.sort(key=lambda x: x[0])  # completion order varies; the result must not
+    # completion order varies; the result must not: the chunks go back in the order of ``columns``
+    place = {int(columns["game_id"][a]): k for k, a in enumerate(range(0, n, chunk))}
+    parts.sort(key=lambda x: place[x[0]])
     return concat_rows(r for _, r in parts)
 
 

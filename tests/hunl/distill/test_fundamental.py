@@ -117,6 +117,12 @@ def test_pipeline_steps_agree_with_direct_calls(solved, tmp_path):
         rows = collect_rows(fam, cols, ex, chunk=2)
         _, n, direct = rows_task(fam, cols)
         assert n == 3 and np.array_equal(rows.weight, direct.weight)
+        # columns in another order than their game ids: the rows follow the columns
+        from hunl.distill.pipeline import take
+
+        rev = take(cols, [2, 1, 0])
+        again, (_, _, direct_rev) = collect_rows(fam, rev, ex, chunk=2), rows_task(fam, rev)
+        assert np.array_equal(again.weight, direct_rev.weight) and np.array_equal(again.node, direct_rev.node)
         scores = score_policies(fam, cols, {"cc": CheckCall()}, ex, chunk=2)
     one = evaluate_task(fam, cols, {"cc": CheckCall()})
     assert np.allclose(scores.exploitability_pct_pot, one.exploitability_pct_pot)
