@@ -3,6 +3,7 @@ doc's marked values and tables (:mod:`rulelearn.report.docblocks`)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from rulelearn.report.docblocks import current_blocks, markdown_table, render
@@ -145,7 +146,7 @@ def frontier_figure(path: Path, results: dict) -> None:
     """Held-out exploitability (% of the pot) against the number of rules, with the baselines and DCFR.
 
     One line per frontier (trees with mean leaf strategies; with exploitability-optimal leaves, if any) with
-    s.e.m. error bars and each point labelled by its depth, a dashed line per baseline (the first three) and a
+    s.e.m. error bars and each point labelled by its depth, a dashed line per baseline and a
     dotted line for the DCFR solutions' own exploitability; both axes logarithmic. Switches matplotlib to the
     ``Agg`` backend.
 
@@ -180,8 +181,8 @@ def frontier_figure(path: Path, results: dict) -> None:
         for r in fr:
             ax.annotate(f"d{r['depth']}", (r["n_rules"], r["exploitability_pct_pot"]), textcoords="offset points",
                         xytext=(4, 4), fontsize=8)
-    colors = ["tab:red", "tab:purple", "tab:brown"]
-    for (name, b), c in zip(results["baselines"].items(), colors):
+    colors = itertools.cycle(["tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan"])
+    for (name, b), c in zip(results["baselines"].items(), colors):   # every baseline, however many
         ax.axhline(b["exploitability_pct_pot"], ls="--", color=c, label=f"{name}")
     ax.axhline(results["dcfr_pct_pot"], ls=":", color="k", label="DCFR solution")
     ax.set_xscale("log")
