@@ -24,7 +24,8 @@ __all__ = ["plain_by_exploitability"]
 
 
 def plain_by_exploitability(pool, tables: dict, key, target, used, radius: float, order=None, sweeps: int = 1,
-                            denominators=PLAIN_DENOMINATORS, progress: bool = False) -> tuple[np.ndarray, list]:
+                            denominators=PLAIN_DENOMINATORS, progress: bool = False, resume: dict | None = None,
+                            save=None) -> tuple[np.ndarray, list]:
     """The plain mixes of leaf table ``key`` with the least mean training exploitability near ``target``.
 
     Parameters
@@ -51,6 +52,12 @@ def plain_by_exploitability(pool, tables: dict, key, target, used, radius: float
     denominators : sequence of int, default :data:`rulelearn.rules.plain.PLAIN_DENOMINATORS`
     progress : bool, default False
         Show a progress bar (rows).
+    resume : dict, optional
+        A state passed to ``save`` by an earlier run of the same search (same pool, tables and settings): the
+        search goes on from it and returns what the uninterrupted search would have.
+    save : callable, optional
+        Called with the search's state (a JSON-serialisable dict) after each row is tried, e.g. to write it to
+        disk so that a killed search resumes.
 
     Returns
     -------
@@ -78,25 +85,36 @@ def plain_by_exploitability(pool, tables: dict, key, target, used, radius: float
         raise ValueError(f"target and used must have the shape {cur.shape} of tables[{key!r}], got "
                          f"{target.shape} and {used.shape}")
     order = np.arange(cur.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
-    best = float(pool.exploitability({**tables, key: cur}))
-    log = [best]
-    for _ in range(sweeps):
-        changed = False
-        for r in tqdm(order, disable=not progress, desc="plain mixes", unit="rule", leave=False):
+    first_sweep, first_row, changed = 0, 0, False
+    if resume is not None:                 # the sweep and row where the saved search stood
+        cur = np.array(resume["table"], dtype=np.float64).reshape(cur.shape)
+        best, log = float(resume["best"]), [float(x) for x in resume["log"]]
+        first_sweep, first_row, changed = int(resume["sweep"]), int(resume["row"]), bool(resume["changed"])
+    else:
+        best = float(pool.exploitability({**tables, key: cur}))
+        log = [best]
+    for sweep in range(first_sweep, sweeps):
+        start = first_row if sweep == first_sweep else 0
+        changed = changed if sweep == first_sweep else False
+        for i in tqdm(range(start, order.size), disable=not progress, total=order.size, initial=start,
+                      desc="plain mixes", unit="rule", leave=False):
+            r = order[i]
             allowed = used[r] if used[r].any() else np.ones(cur.shape[1], dtype=bool)
             cands = [c for c in plain_mixes_near(target[r], radius, allowed, denominators)
                      if not np.allclose(c, cur[r])]
-            if not cands:
-                continue
-            tries = []
-            for c in cands:
-                t = cur.copy()
-                t[r] = c
-                tries.append({**tables, key: t})
-            values = pool.exploitabilities(tries)
-            k = int(np.argmin(values))
-            if values[k] < best - 1e-9:
-                cur, best, changed = tries[k][key], float(values[k]), True
+            if cands:
+                tries = []
+                for c in cands:
+                    t = cur.copy()
+                    t[r] = c
+                    tries.append({**tables, key: t})
+                values = pool.exploitabilities(tries)
+                k = int(np.argmin(values))
+                if values[k] < best - 1e-9:
+                    cur, best, changed = tries[k][key], float(values[k]), True
+            if save is not None:
+                save({"sweep": sweep, "row": i + 1, "table": cur.tolist(), "best": best, "log": log,
+                      "changed": changed})
         log.append(best)
         if not changed:
             break

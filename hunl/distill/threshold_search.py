@@ -286,7 +286,8 @@ class SplitWorkers:
 
 def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int = 2, sweeps: int = 2,
                                  workers: int = 1, progress: bool = False,
-                                 weights=None) -> tuple[RuleCard, list[float]]:
+                                 weights=None, resume: dict | None = None,
+                                 save=None) -> tuple[RuleCard, list[float]]:
     """The card with its splits moved, one at a time, to the round thresholds of least mean training
     exploitability (coordinate descent; module docstring).
 
@@ -308,6 +309,12 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
         Show a progress bar (splits).
     weights : array_like of float, shape ``(len(games),)``, optional
         Each endgame's weight in the mean (:class:`SplitWorkers`; default: equal).
+    resume : dict, optional
+        A state passed to ``save`` by an earlier run of the same search (same card, endgames and settings): the
+        search goes on from it and returns what the uninterrupted search would have.
+    save : callable, optional
+        Called with the search's state (a JSON-serialisable dict) after each split is tried, e.g. to write it
+        to disk so that a killed search resumes (``scripts/rule_cards.py thresholds``).
 
     Returns
     -------
@@ -331,25 +338,38 @@ def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int =
     sweeps = check_int("sweeps", sweeps, 1)
     log: list[float] = []
     kept = card
-    for sweep in range(sweeps + 1):
-        moved = False
-        with SplitWorkers(card, games, fixed, workers, weights) as pool:
-            best = float(pool.exploitabilities([card])[0])       # exact: the features of this card
-            if not log or best < min(log):
-                kept = card
-            log.append(best)
+    first_sweep, at = 0, None
+    if resume is not None:                # the sweep, split and cards where the saved search stood
+        first_sweep, log = int(resume["sweep"]), [float(x) for x in resume["log"]]
+        kept, card = RuleCard.from_dict(resume["kept"]), RuleCard.from_dict(resume["card"])
+        at = (RuleCard.from_dict(resume["sweep_card"]), int(resume["split"]), float(resume["best"]),
+              bool(resume["moved"]))
+    for sweep in range(first_sweep, sweeps + 1):
+        # the features are read under the card the sweep starts from, and its splits are the ones tried
+        start, first_split, moved = (at[0], at[1], at[3]) if at else (card, 0, False)
+        with SplitWorkers(start, games, fixed, workers, weights) as pool:
+            if at:
+                best, at = at[2], None
+            else:
+                best = float(pool.exploitabilities([card])[0])   # exact: the features of this card
+                if not log or best < min(log):
+                    kept = card
+                log.append(best)
             if sweep == sweeps:
                 break
-            for split in tqdm(card_splits(card), disable=not progress, desc=f"thresholds, sweep {sweep + 1}",
-                              unit="split", leave=False):
-                values = split_moves(card, split, steps)
-                if not values:
-                    continue
-                tries = [move_split(card, split, v) for v in values]
-                costs = pool.exploitabilities(tries)
-                k = int(np.argmin(costs))
-                if costs[k] < best - 1e-9:
-                    card, best, moved = tries[k], float(costs[k]), True
+            splits = card_splits(start)
+            for i in tqdm(range(first_split, len(splits)), disable=not progress, total=len(splits),
+                          initial=first_split, desc=f"thresholds, sweep {sweep + 1}", unit="split", leave=False):
+                values = split_moves(card, splits[i], steps)
+                if values:
+                    tries = [move_split(card, splits[i], v) for v in values]
+                    costs = pool.exploitabilities(tries)
+                    k = int(np.argmin(costs))
+                    if costs[k] < best - 1e-9:
+                        card, best, moved = tries[k], float(costs[k]), True
+                if save is not None:
+                    save({"sweep": sweep, "split": i + 1, "card": card.to_dict(), "sweep_card": start.to_dict(),
+                          "best": best, "moved": moved, "log": log, "kept": kept.to_dict()})
         if not moved:
             break
     return kept, log
@@ -604,8 +624,58 @@ def _per_db(name: str, value, n: int) -> list[int]:
     return vals
 
 
+class _SearchState:
+    """The state of a running ``rule_cards.py thresholds`` search, in ``<out>.state.json``: each stage's result
+    once it is done, and the running stage's last state (after each split or rule tried), written whole or not
+    at all. A search killed and started again with the same job (same card and fixed cards, databases, split,
+    training endgames and settings) goes on from it; another job starts afresh. Removed when the card is
+    written."""
+
+    def __init__(self, job: ThresholdJob):
+        import hashlib
+
+        self.path = Path(job.out).with_name(Path(job.out).name + ".state.json")
+        skip = {"workers", "out", "name", "title", "doc", "command", "max_test"}   # no effect on the search
+        settings = {k: v for k, v in dataclasses.asdict(job).items() if k not in skip}
+        settings["contents"] = [hashlib.sha256(Path(f).read_bytes()).hexdigest()
+                                for f in (job.card, *(path for _, path in job.fixed_cards))]
+        self.settings = json.loads(json.dumps(settings))           # tuples as lists, as read back
+        saved = json.loads(self.path.read_text()) if self.path.exists() else None
+        self.stages = saved["stages"] if saved and saved.get("settings") == self.settings else {}
+
+    def done(self, stage: str):
+        """The result of a finished stage, or None."""
+        return self.stages.get(stage, {}).get("done")
+
+    def partial(self, stage: str):
+        """The last state a running stage saved, or None."""
+        return self.stages.get(stage, {}).get("partial")
+
+    def saver(self, stage: str):
+        """A ``save`` callback writing the stage's running state."""
+        return lambda state: self._write(stage, {"partial": state})
+
+    def finish(self, stage: str, result) -> None:
+        self._write(stage, {"done": result})
+
+    def _write(self, stage: str, entry: dict) -> None:
+        from rulelearn.data.shards import write_atomic
+
+        self.stages[stage] = entry
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, json.dumps({"settings": self.settings, "stages": self.stages}).encode())
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
 def run_threshold_search(job: ThresholdJob) -> dict:
     """Run ``job``: move the card's thresholds by their cost on training endgames and write the card.
+
+    A killed run, started again with the same job, goes on from ``<out>.state.json``: the stages it finished (the
+    per-position mixes, the threshold sweeps, the mixes) and the last split or rule the running stage tried are
+    kept there, and the card written is the one an uninterrupted run writes. The file is removed with the card
+    written; a job with other settings, or another card, starts afresh.
 
     Returns
     -------
@@ -657,6 +727,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
         train_sets.append((db, family, train["game_id"]))
     workers = job.workers or 1
+    state = _SearchState(job)
+    if state.stages:
+        print(f"resuming the search saved in {state.path}", flush=True)
     position_log: list = []
     if position_rows is not None:
         from hunl.distill.optimal_leaves import LeafWorkers
@@ -664,13 +737,22 @@ def run_threshold_search(job: ThresholdJob) -> dict:
 
         model = card_model(card, fixed)
         table = np.array([r.strategy for r in card.rules()], dtype=np.float64)
-        with LeafWorkers(model, games, workers, weights) as pool:
-            table, position_log = plain_by_exploitability(
-                pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table,
-                np.ones(table.shape, dtype=bool), job.position_radius, order=position_rows, sweeps=2, progress=True)
+        if state.done("position") is None:
+            with LeafWorkers(model, games, workers, weights) as pool:
+                table, position_log = plain_by_exploitability(
+                    pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table,
+                    np.ones(table.shape, dtype=bool), job.position_radius, order=position_rows, sweeps=2,
+                    progress=True, resume=state.partial("position"), save=state.saver("position"))
+            state.finish("position", {"table": table.tolist(), "log": position_log})
+        table, position_log = np.array(state.done("position")["table"]), state.done("position")["log"]
         card = with_strategies(card, table)
-    moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers, progress=True,
-                                              weights=weights)
+    if state.done("thresholds") is None:
+        moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers,
+                                                  progress=True, weights=weights,
+                                                  resume=state.partial("thresholds"),
+                                                  save=state.saver("thresholds"))
+        state.finish("thresholds", {"card": moved.to_dict(), "log": log})
+    moved, log = RuleCard.from_dict(state.done("thresholds")["card"]), state.done("thresholds")["log"]
     # the training decisions (the equilibrium's) read chunk by chunk, after the search: each rule's weight and the
     # classes its decisions play (the river decisions of 100 turn endgames alone are tens of millions of rows)
     per_rule, class_weight = np.zeros(moved.n_rules), None
@@ -692,10 +774,14 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         model = card_model(moved, fixed)
         table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
         used = classes_played(class_weight) | (table > 0)
-        with LeafWorkers(model, games, workers, weights) as pool:
-            table, mixes_log = plain_by_exploitability(
-                pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
-                order=np.argsort(-per_rule, kind="stable"), progress=True)
+        if state.done("mixes") is None:
+            with LeafWorkers(model, games, workers, weights) as pool:
+                table, mixes_log = plain_by_exploitability(
+                    pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
+                    order=np.argsort(-per_rule, kind="stable"), progress=True, resume=state.partial("mixes"),
+                    save=state.saver("mixes"))
+            state.finish("mixes", {"table": table.tolist(), "log": mixes_log})
+        table, mixes_log = np.array(state.done("mixes")["table"]), state.done("mixes")["log"]
         moved = with_strategies(moved, table)
     searched = with_coverage(moved, coverage)
     # a rule whose mix moved onto its section's default ("otherwise") mix plays as the default: one rule fewer
@@ -717,6 +803,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
+    state.remove()
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
               "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, searched),
               "by_position": list(job.by_position), "position_radius": job.position_radius,

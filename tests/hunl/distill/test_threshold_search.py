@@ -309,3 +309,91 @@ def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
     assert res["log"][0] == pytest.approx(np.mean(means), rel=1e-9)
     assert [h["pct_pot"] for h in res["held_out"]] == pytest.approx(held, rel=1e-9)
     assert moved.cost.mean == pytest.approx(held[0], rel=1e-9)
+
+
+def _states(run):
+    """Every state a search passes to ``save``, as read back from JSON."""
+    saved = []
+    out = run(lambda s: saved.append(json.loads(json.dumps(s))))
+    return out, saved
+
+
+def test_a_resumed_threshold_search_ends_as_the_uninterrupted_one(games):
+    card = _card("river")
+    (whole, log), saved = _states(lambda save: thresholds_by_exploitability(card, games, steps=1, sweeps=2,
+                                                                            save=save))
+    assert len(saved) >= 2
+    for k in (0, len(saved) // 2, len(saved) - 1):
+        (again, log_again), rest = _states(lambda save: thresholds_by_exploitability(
+            card, games, steps=1, sweeps=2, resume=saved[k], save=save))
+        assert again == whole and log_again == log
+        assert rest == saved[k + 1:]                       # it went on from there: nothing tried twice
+
+
+def test_a_resumed_plain_search_ends_as_the_uninterrupted_one(games):
+    from hunl.distill.cards import CARD_KEY, card_model
+    from hunl.distill.optimal_leaves import LeafWorkers
+    from hunl.distill.plain_search import plain_by_exploitability
+
+    card = _card("river")
+    model = card_model(card, None)
+    table = np.array([r.strategy for r in card.rules()], dtype=np.float64)
+    tables = {k: model.leaf_table(k) for k in model.leaf_keys()}
+    with LeafWorkers(model, games, 1) as pool:
+        def run(save=None, resume=None):
+            return plain_by_exploitability(pool, tables, CARD_KEY, table, np.ones(table.shape, dtype=bool), 0.1,
+                                           order=np.arange(6), sweeps=2, save=save, resume=resume)
+
+        (whole, log), saved = _states(run)
+        assert len(saved) >= 6
+        for k in (0, len(saved) // 2, len(saved) - 1):
+            (again, log_again), rest = _states(lambda save: run(save=save, resume=saved[k]))
+            assert np.array_equal(again, whole) and log_again == log
+            assert rest == saved[k + 1:]                   # it went on from there: nothing tried twice
+
+
+def test_a_killed_threshold_run_resumes_from_its_state_file(tmp_path, small_river_db, monkeypatch):
+    """The search is killed (an exception) after a few splits and mixes; run again, it goes on from the state
+    file and writes the card of an uninterrupted run; the state file is then removed."""
+    from hunl.distill import threshold_search as ts
+
+    path, _ = small_river_db
+    kw = dict(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(path), train=4, steps=1, sweeps=1,
+              mixes=0.1, workers=1, max_test=0)
+    real = ts._SearchState.saver
+    calls: list = []
+    kill: dict = {}
+
+    def saver(self, name):                  # counts the states saved; raises where ``kill`` says
+        save = real(self, name)
+
+        def counting(state):
+            save(state)
+            calls.append(name)
+            if kill.get(name) == calls.count(name):
+                raise KeyboardInterrupt("killed")
+        return counting
+
+    monkeypatch.setattr(ts._SearchState, "saver", saver)
+    ts.run_threshold_search(ts.ThresholdJob(**kw, out=str(tmp_path / "whole.json")))
+    whole, total = json.loads((tmp_path / "whole.json").read_text()), list(calls)
+    assert total.count("thresholds") > 3 and total.count("mixes") > 2
+
+    out = tmp_path / "killed.json"
+    job = ts.ThresholdJob(**kw, out=str(out))
+    state_file = out.with_name(out.name + ".state.json")
+    calls.clear()
+    for stage, after in (("thresholds", 3), ("mixes", 2)):
+        kill.clear()
+        kill[stage] = after
+        with pytest.raises(KeyboardInterrupt):
+            ts.run_threshold_search(job)
+        assert state_file.exists() and not out.exists()
+    kill.clear()
+    ts.run_threshold_search(job)
+    assert json.loads(out.read_text()) == whole and not state_file.exists()
+    # every split and mix was tried once over the three runs: each went on where the last one stopped
+    assert sorted(calls) == sorted(total)
+    # another job does not read the state of this one
+    other = ts._SearchState(ts.ThresholdJob(**{**kw, "steps": 2}, out=str(out)))
+    assert other.stages == {}
