@@ -161,7 +161,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--position-radius", type=float, default=1.0,
                     help="how far a copy's mix may move from the rule's (default 1: any plain mix)")
     th.add_argument("--workers", type=int, default=None)
-    th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json); a killed run started again resumes from <out>.state.json")
+    th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json); a killed "
+                    "run started again resumes from <out>.state.json")
     th.add_argument("--name", default="river-thresholds", help="block card-<name>-thresholds")
     th.add_argument("--title", default=None, help="the written card's title (default: the card's, marked as moved)")
     th.add_argument("--doc", default=None, help="write the block into this doc (docs/HUNL.md)")
