@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from games.core import load_game
 from games.core.best_response import exploitability
 from games.core.cfr import solve_cfr
@@ -124,24 +126,27 @@ def format_run(run: dict, plot: str | None = None) -> str:
 
 
 def finite(obj):
-    """``obj`` with non-finite floats replaced by ``None`` (JSON has no NaN or infinity), recursively.
+    """``obj`` as JSON can hold it: non-finite floats replaced by ``None`` (JSON has no NaN or infinity), NumPy
+    scalars and arrays as Python numbers and lists, tuples as lists, recursively.
 
     Parameters
     ----------
     obj : object
-        A JSON-like record. The values of a ``dict`` and the items of a ``list`` are replaced recursively;
-        other containers (tuples, NumPy arrays) are returned as they are, without looking inside.
+        A JSON-like record: dicts, lists, tuples, NumPy arrays and scalars, numbers, strings, ``None``.
 
     Returns
     -------
     object
-        ``None`` if ``obj`` is a non-finite ``float`` (``numpy.float64`` included, a subclass of ``float``); a
-        new ``dict`` or ``list`` if it is one; otherwise ``obj`` itself.
+        ``None`` for a non-finite float (Python or NumPy); a Python ``float``/``int``/``bool`` for a NumPy
+        scalar; a new ``dict`` (values converted) or ``list`` (items converted) for a dict, list, tuple or
+        array; otherwise ``obj`` itself.
     """
+    if isinstance(obj, np.generic):
+        obj = obj.item()
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     if isinstance(obj, dict):
         return {k: finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
+    if isinstance(obj, (list, tuple, np.ndarray)):
         return [finite(v) for v in obj]
     return obj
