@@ -124,10 +124,31 @@ FAMILIES = {
 def load_family(name: str, **params) -> GameFamily:
     """Instantiate a registered family (or ``"module:attribute"``) with ``params``.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`FAMILIES` (``"betgame"``, ``"hunl_river"``) or a ``"module:attribute"`` path to a
+        family class or factory.
+    **params
+        Keyword arguments of the factory, e.g. ``n_cards=5`` for
+        :class:`games.betgame.family.BetGameFamily`.
+
+    Returns
+    -------
+    GameFamily
+        ``factory(**params)``, checked to implement the :class:`GameFamily` protocol.
+
     Raises
     ------
     ValueError
-        If ``name`` is neither registered nor a ``module:attribute`` path.
+        If ``name`` is neither registered nor a ``module:attribute`` path, or the object built does not
+        implement the :class:`GameFamily` protocol (and whatever the factory raises on bad ``params``).
+    ImportError
+        If the module cannot be imported.
+    AttributeError
+        If the module has no such attribute.
+    TypeError
+        If the factory does not accept ``params``.
     """
     target = FAMILIES.get(name, name)
     if ":" not in target:

@@ -1,5 +1,5 @@
 """Every public function (named in its module's ``__all__``) of rulelearn, games and hunl has a numpydoc docstring:
-one that takes parameters documents them beyond its summary line."""
+one that takes parameters documents them in a ``Parameters`` section."""
 
 from __future__ import annotations
 
@@ -26,21 +26,25 @@ def public_functions():
 
 
 def bare(functions) -> list[str]:
-    """The functions of ``functions`` that take parameters and have at most a summary line."""
+    """The functions of ``functions`` that take parameters and have no numpydoc ``Parameters`` section (the
+    heading and its underline)."""
     return [f"{m}.{n}" for m, n, f in functions
-            if inspect.signature(f).parameters and len((inspect.getdoc(f) or "").strip().splitlines()) < 2]
+            if inspect.signature(f).parameters and "\nParameters\n----------\n" not in (inspect.getdoc(f) or "")]
 
 
 def test_public_functions_document_their_parameters():
     functions = public_functions()
     assert ("games.core.sequence_lp", "build_sequence_form") in {(m, n) for m, n, _ in functions}
     missing = bare(functions)
-    assert not missing, f"public functions with parameters and a one-line docstring (or none): {missing}"
+    assert not missing, f"public functions with parameters and no Parameters section: {missing}"
 
 
-def test_a_summary_line_alone_is_bare():
-    def one_line(x):
-        """Only a summary."""
+def test_parameters_in_prose_only_are_bare():
+    def prose_only(x):
+        """Only a summary, ``x`` in prose.
+
+        More prose about ``x``.
+        """
 
     def full(x):
         """A summary.
@@ -53,4 +57,4 @@ def test_a_summary_line_alone_is_bare():
     def no_parameters():
         """Only a summary."""
 
-    assert bare([("m", "one_line", one_line), ("m", "full", full), ("m", "none", no_parameters)]) == ["m.one_line"]
+    assert bare([("m", "prose_only", prose_only), ("m", "full", full), ("m", "none", no_parameters)]) == ["m.prose_only"]

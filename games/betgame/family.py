@@ -35,15 +35,30 @@ def sample_game(seed: int, game_id: int, n_cards: int = 10, hand_law: str = "sim
     drawn from ``hand_law`` (uniform on the simplex by default, Algorithm 4), joined without shared cards
     (Algorithm 5).
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the game stream, ``>= 0``.
+    game_id : int
+        The game's index in the stream, ``>= 0``; the game depends only on ``(seed, game_id)``.
+    n_cards : int, default 10
+        Cards in the deck, ``>= 2``.
+    hand_law : {"simplex", "log-uniform"}, default "simplex"
+        Law of the generating distributions (:data:`HAND_LAWS`).
+
     Returns
     -------
     x1, x2 : numpy.ndarray of float64, shape ``(n_cards,)``
+        Player 1's and player 2's generating distributions (pmfs over the cards, worst first).
     probs : numpy.ndarray of float64, shape ``(n_cards, n_cards)``
+        The joint deal: ``probs[i, j]`` is the probability that player 1 holds card ``i`` and player 2 card
+        ``j``; zero diagonal, sums to 1.
 
     Raises
     ------
     ValueError
-        If ``hand_law`` is not one of :data:`HAND_LAWS`.
+        If ``hand_law`` is not one of :data:`HAND_LAWS`, ``seed`` or ``game_id`` is negative, or ``n_cards``
+        is not an integer ``>= 2``.
     """
     if hand_law not in HAND_LAWS:
         raise ValueError(f"hand_law must be one of {HAND_LAWS}, got {hand_law!r}")

@@ -49,7 +49,35 @@ class FundamentalJob:
 
 def paper_rules(dec: F.HandDecisions, family) -> list[F.FundamentalRule]:
     """The two rules of Ganzfried & Yusuf (2017, Games 8(4), Section 4) as stated, and readings of them
-    (conditions on the features of :func:`rulelearn.rules.fundamental.hand_decisions`)."""
+    (conditions on the features of :func:`rulelearn.rules.fundamental.hand_decisions`).
+
+    Parameters
+    ----------
+    dec : rulelearn.rules.fundamental.HandDecisions
+        Player 1's decisions; its features must include :data:`rulelearn.rules.fundamental.BEATS` (the share
+        of player 2's range the hand beats), ``"P(P2 holds <= 6)"`` and player 1's own cdf
+        (:attr:`~rulelearn.rules.fundamental.HandDecisions.own_cdf`).
+    family : GameFamily
+        Read are ``action_labels`` and ``action_values`` (bet sizes in chips, pot = 1; 0 for the check): the
+        check is the action of value 0, the smallest bet the first positive one, the all-in the largest, and
+        the "big" bets those of at least 2.5 chips.
+
+    Returns
+    -------
+    list of rulelearn.rules.fundamental.FundamentalRule
+        Seven rules: the 80-20 rule (share beaten in ``(20%, 80%]``: check) as stated (the smallest bet
+        agrees), with the check only, and on the own cdf (the paper's Figure 5 tree variable); the all-in rule
+        (share beaten above 95% and ``P(P2 holds <= 6) <= 90%``: all-in) as stated, without its second
+        condition, with every bet of at least 2.5 agreeing, and on the paper's tree variables (own cdf above
+        0.9035, ``P(P2 holds <= 6) <= 0.9154``).
+
+    Raises
+    ------
+    ValueError
+        If ``dec`` lacks one of the features.
+    IndexError
+        If ``action_values`` has no action of value 0 or no positive one.
+    """
     labels = family.action_labels
     values = np.asarray(family.action_values)
     check = int(np.flatnonzero(values == 0)[0])

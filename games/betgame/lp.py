@@ -378,14 +378,29 @@ def solve(probs, game: BetGame = DEFAULT_GAME, strict: bool = True) -> BetGameSo
 def solve_many(probs, game: BetGame = DEFAULT_GAME, strict: bool = True) -> list[BetGameSolution]:
     """Solve a batch of deals ``(G, n, n)`` one after another in this process (see :func:`solve`).
 
+    Parameters
+    ----------
+    probs : array_like of float, shape ``(G, n, n)`` or ``(n, n)``
+        The joint deals: ``probs[g, i, j]`` is the probability that player 1 holds card ``i`` and player 2
+        card ``j`` in deal ``g``. A single deal ``(n, n)`` is a batch of one.
+    game : BetGame, default :data:`DEFAULT_GAME`
+        Deck size (``n = game.n_cards``), ante, stack and bet grid (the paper's game by default).
+    strict : bool, default True
+        Raise :class:`UnverifiedSolutionError` at the first deal whose solution no attempt of
+        :data:`ATTEMPTS` verifies (NashConv at most :data:`VERIFY_TOLERANCE`). With ``strict=False`` such
+        solutions are returned flagged (``verified`` false).
+
     Returns
     -------
     list of BetGameSolution, length ``G``
+        In the order of the deals: ``strategy`` and ``call_probability`` of shape ``(n, n_bets)``, ``value``
+        to player 1 in chips.
 
     Raises
     ------
     ValueError
-        If any deal is invalid.
+        If any deal is invalid: wrong shape, NaN, a negative entry, not summing to 1, or positive probability
+        on the diagonal.
     UnverifiedSolutionError
         With ``strict=True``, at the first deal whose solution cannot be verified.
     """

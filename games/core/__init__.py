@@ -72,7 +72,19 @@ GAMES = ("kuhn", "leduc", "leduc-iso", "betgame")
 
 def load_game(name: str) -> Game:
     """Construct a game by name: ``"kuhn"``, ``"leduc"``, ``"leduc-iso"`` (Leduc with the suits identified, an
-    exact reduction to 3 hands per player) or ``"betgame"`` (the paper's bet game on the uniform deal of 10 cards).
+    exact reduction to 3 hands per player) or ``"betgame"`` (the paper's bet game on the uniform deal of 10
+    cards).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`GAMES`; case and surrounding spaces are ignored (``str(name)`` is read).
+
+    Returns
+    -------
+    Game
+        A new :class:`games.kuhn.KuhnPoker`, :class:`games.leduc.LeducHoldem` (``suit_isomorphic`` for
+        ``"leduc-iso"``) or :class:`games.betgame.tree.BetGameTree` (on ``uniform_deal(10)``).
 
     Raises
     ------

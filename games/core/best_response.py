@@ -109,9 +109,30 @@ _ENGINES: dict = {}
 
 
 def engine_for(game: Game):
-    """The :class:`games.core.engine.Engine` used to evaluate policies of ``game`` (one per game object, kept
-    for the 32 most recent games; its work space is shared, so one game object should not be evaluated from
-    several threads at once)."""
+    """The :class:`games.core.engine.Engine` used to evaluate policies of ``game`` (one per game object,
+    cached; its work space is shared, so one game object should not be evaluated from several threads at
+    once).
+
+    The cache is keyed by the game object's ``id`` and emptied whenever it holds more than 32 engines and
+    another game needs one (not a most-recently-used cache); a cached engine keeps its game object alive.
+
+    Parameters
+    ----------
+    game : Game
+        The game.
+
+    Returns
+    -------
+    games.core.engine.Engine
+        The cached engine of ``game`` (default settings: no locks, not predictive, not compressed), built on
+        the first call.
+
+    Raises
+    ------
+    ValueError
+        If the engine cannot be built: a game with rake (:func:`games.core.engine.terminal_arrays`) whose
+        terminal evaluator is the dense one, or an invalid rake array.
+    """
     from games.core.engine import Engine
 
     eng = _ENGINES.get(id(game))
@@ -136,8 +157,26 @@ def result_from_values(game: Game, br: np.ndarray, value: float, values=None) ->
     """Assemble an :class:`ExploitabilityResult` from best-response values and player 1's policy value.
 
     ``values``, when given, are both players' policy values (games that are not zero-sum, e.g. raked): then
-    ``NashConv = sum_p (br[p] - values[p])``; without it the game is zero-sum, ``values = (value, -value)`` and
-    ``NashConv = br[0] + br[1]`` exactly.
+    ``NashConv = sum_p (br[p] - values[p])``; without it the game is zero-sum, ``values = (value, -value)``
+    and ``NashConv = br[0] + br[1]`` exactly.
+
+    Parameters
+    ----------
+    game : Game
+        The game; its ``pot`` (chips at the root) and ``big_blind`` (or ``None``) are copied into the result.
+    br : array_like of float, shape ``(2,)``
+        Each player's best-response value against the other's strategy, chips.
+    value : float
+        Player 1's expected payoff under the policy, chips; ignored when ``values`` is given.
+    values : array_like of float, shape ``(2,)``, optional
+        Both players' expected payoffs under the policy, chips. If ``values[0] == -values[1]`` exactly,
+        ``NashConv = br[0] + br[1]`` as in a zero-sum game.
+
+    Returns
+    -------
+    ExploitabilityResult
+        ``best_response_values = (br[0], br[1])``, ``policy_values``, ``nash_conv`` and ``exploitability =
+        nash_conv / 2`` (chips), with the game's pot and big blind.
     """
     if values is None:
         nash_conv = float(br[0] + br[1])
@@ -194,12 +233,27 @@ def exploitability(game: Game, policy) -> ExploitabilityResult:
 
 
 def expected_value(game: Game, policy) -> float:
-    """Player 1's expected payoff in chips when both players follow ``policy`` (player 2 gets the negative).
+    """Player 1's expected payoff in chips when both players follow ``policy`` (in a zero-sum game player 2
+    gets the negative).
+
+    Parameters
+    ----------
+    game : Game
+        The game.
+    policy : Policy, dict or array_like
+        A :class:`Policy` of ``game``, a ``{node: (H_p, n_actions)}`` dict (see :meth:`Policy.from_dict`) or
+        an edge-layout array of shape ``(N, Hm)``.
+
+    Returns
+    -------
+    float
+        Player 1's expected payoff, chips (computed in the game's storage dtype).
 
     Raises
     ------
     ValueError
-        If the policy is invalid.
+        If the policy is invalid (negative or non-normalised rows, a missing node, wrong shape) or is a
+        :class:`Policy` of another game object.
     """
     pol = _as_policy(game, policy)
     eng = engine_for(game)
@@ -209,10 +263,28 @@ def expected_value(game: Game, policy) -> float:
 def best_response(game: Game, policy, player: int) -> BestResponse:
     """A pure best response of ``player`` (0 or 1) to the other player's strategy in ``policy``.
 
+    Parameters
+    ----------
+    game : Game
+        The game.
+    policy : Policy, dict or array_like
+        A :class:`Policy` of ``game``, a ``{node: (H_p, n_actions)}`` dict (see :meth:`Policy.from_dict`) or
+        an edge-layout array of shape ``(N, Hm)``; only the other player's strategy matters.
+    player : int
+        The responding player: 0 (player 1) or 1 (player 2).
+
+    Returns
+    -------
+    BestResponse
+        ``value``: his expected payoff against the other's strategy (chips); ``hand_values``: float64, shape
+        ``(H_player,)``, the counterfactual value of each of his hands at the root (deal included, summing to
+        ``value``); ``policy``: ``policy`` with his strategy replaced by the pure best response (ties to the
+        first action in the tree's order).
+
     Raises
     ------
     ValueError
-        If the policy is invalid or ``player`` is not 0 or 1.
+        If the policy is invalid or is a :class:`Policy` of another game object, or ``player`` is not 0 or 1.
     """
     if player not in (0, 1):
         raise ValueError(f"player must be 0 or 1, got {player!r}")

@@ -200,10 +200,27 @@ def variant(method, **overrides) -> CFRConfig:
     """A :class:`CFRConfig` from a variant name (``"cfr"``, ``"cfr+"``, ``"dcfr"``) or a config, with fields
     overridden (e.g. ``variant("dcfr", alpha=2.0)``).
 
+    Parameters
+    ----------
+    method : str or CFRConfig
+        A key of :data:`VARIANTS` (``"cfr"``, ``"cfr+"``, ``"dcfr"``, ``"dcfr-reset"``, ``"pcfr+"``; case and
+        surrounding spaces are ignored), or a config used as is.
+    **overrides
+        Fields of :class:`CFRConfig` to replace (``alpha``, ``beta``, ``gamma``, ...); the config is checked
+        again. ``name`` is kept unless overridden.
+
+    Returns
+    -------
+    CFRConfig
+        The named (or given) config itself without overrides, else a new one.
+
     Raises
     ------
     ValueError
-        For an unknown name, an unknown field or an out-of-range value.
+        For an unknown name, an unknown field or an out-of-range value (e.g. ``beta`` with
+        ``regret_matching_plus``).
+    TypeError
+        If an override cannot be converted (e.g. ``averaging_delay=None``).
     """
     if isinstance(method, CFRConfig):
         config = method

@@ -174,17 +174,31 @@ def _config_from(d: dict):
 
 def save_state(path, state: SolverState, extra: dict | None = None) -> Path:
     """Write ``state`` (and a JSON-ready ``extra`` dictionary) to one ``.npz`` file (format in the module
-    docstring). The file is written to ``path`` as given (numpy appends ``.npz`` only when no suffix is given;
-    here the name is kept exactly).
+    docstring). The file is written to ``path`` as given (numpy appends ``.npz`` only when no suffix is
+    given; here the name is kept exactly).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (replaced if it exists; its directory must exist).
+    state : SolverState
+        The state, e.g. :meth:`SolverState.from_engine`; its config must be a dataclass
+        (:class:`~games.core.cfr.CFRConfig`).
+    extra : dict, optional
+        JSON-serialisable data stored in the header (default ``{}``), returned by :func:`load_state`.
 
     Returns
     -------
     pathlib.Path
+        ``path`` as a ``Path``.
 
     Raises
     ------
     ValueError
-        If ``extra`` is not JSON-serialisable.
+        If ``extra`` is not JSON-serialisable (or the header holds a NaN, e.g. in ``state.seconds``; the
+        message still names ``extra``).
+    OSError
+        If the file cannot be written.
     """
     header = {"format": FORMAT, "version": VERSION, "config": _config_dict(state.config),
               "iteration": state.iteration, "compressed": state.compressed, "predictive": state.predictive,
@@ -204,9 +218,17 @@ def save_state(path, state: SolverState, extra: dict | None = None) -> Path:
 def load_state(path) -> tuple[SolverState, dict]:
     """Read a file written by :func:`save_state`.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The state file (``.npz``, read without pickles).
+
     Returns
     -------
     state : SolverState
+        The saved state: its config rebuilt as a :class:`~games.core.cfr.CFRConfig` (``"inf"``/``"-inf"``
+        back to floats), the arrays as stored (storage dtype, or int16/uint16 with ``compressed``; not yet
+        checked against a game: see :meth:`SolverState.check_game`).
     extra : dict
         The ``extra`` dictionary saved with it.
 
@@ -217,6 +239,13 @@ def load_state(path) -> tuple[SolverState, dict]:
     ValueError
         Naming the file: not a state file, another format version, or arrays missing or inconsistent with the
         header.
+    zipfile.BadZipFile
+        If the file looks like a zip archive but is damaged (e.g. truncated); not converted to ``ValueError``.
+    TypeError
+        If the file is a single ``.npy`` array rather than an archive, or the header's config has a field
+        :class:`~games.core.cfr.CFRConfig` does not know.
+    AttributeError, KeyError
+        If the header is JSON but not an object, or lacks a field (``n_nodes``, ``layout_size``, ...).
     """
     path = Path(path)
     if not path.is_file():

@@ -54,15 +54,23 @@ def layout_of(game: Game) -> TreeLayout:
 def terminal_arrays(game: Game) -> tuple:
     """The tree arrays the compiled traversal takes (``T`` of :func:`games.core.traversal.traverse`).
 
+    Parameters
+    ----------
+    game : Game
+        The game; its ``tree`` and, if it has one, its ``terminal_rake()`` (``None`` or chips per node, shape
+        ``(N,)``) are read.
+
     Returns
     -------
     tuple
-        ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake, common)``. Without rake
-        (``game.terminal_rake()`` is ``None`` or all zero) the tree's own arrays and ``common`` all zero. With rake
-        ``r`` (chips, per terminal; the winner gets the pot minus ``r``, each player bears ``r / 2`` on a split),
-        every terminal is a zero-sum terminal with amounts ``r / 2`` smaller plus a payoff of ``-r / 2`` to each
-        player: ``fold_value - sign(fold_value) * r / 2``, ``showdown_stake - r / 2`` on showdowns and
-        ``common = -r / 2`` (float64, shape ``(N,)``).
+        ``(kind, player, parent, child_start, num_children, fold_value, showdown_stake, common)``. Without
+        rake (``game.terminal_rake()`` is ``None`` or all zero) the tree's own arrays and ``common`` all zero.
+        With rake ``r`` (chips, per terminal; the winner gets the pot minus ``r``, each player bears ``r / 2``
+        on a split), every terminal is a zero-sum terminal with amounts ``r / 2`` smaller plus a payoff of
+        ``-r / 2`` to each player: ``fold_value - sign(fold_value) * r / 2``, ``showdown_stake - r / 2`` on
+        showdowns and ``common = -r / 2`` (float64, shape ``(N,)``). All have shape ``(N,)``: ``kind`` and
+        ``player`` int8, ``parent``, ``child_start`` and ``num_children`` int32 (the tree's own arrays,
+        shared, not copied), the amounts float64 (chips).
 
     Raises
     ------
@@ -120,10 +128,37 @@ def _work_arrays(layout: TreeLayout, hm: int, dtype, n_threads: int, compressed:
 
 def estimate_memory(game: Game, predictive: bool = False, n_threads: int | None = None,
                     compressed: bool = False) -> int:
-    """Bytes an :class:`Engine` allocates for ``game``: regrets and average weights (plus the last regrets with
-    ``predictive``) per decision node and acting hand in the storage dtype (2 bytes each and two scales per node
-    with ``compressed``), and the per-thread work space (four rows per node of the largest unit at each chance
-    depth, plus the terminal evaluator's scratch)."""
+    """Bytes an :class:`Engine` allocates for ``game``: regrets and average weights (plus the last regrets
+    with ``predictive``) per decision node and acting hand in the storage dtype (2 bytes each and two scales
+    per node with ``compressed``), and the per-thread work space (four rows per node of the largest unit at
+    each chance depth, plus the terminal evaluator's scratch).
+
+    Nothing is allocated but the game's layout (:func:`layout_of`, built and cached on ``game`` if it is not
+    yet).
+
+    Parameters
+    ----------
+    game : Game
+        The game.
+    predictive : bool, default False
+        As :class:`Engine`: also count the last instantaneous regrets.
+    n_threads : int, optional
+        Threads whose work space is counted, as given (default numba's thread count). An :class:`Engine`
+        uses at most one thread per root subtree, and without ``n_threads`` one thread for a small game, so
+        the estimate can exceed what it allocates.
+    compressed : bool, default False
+        As :class:`Engine`: int16 regrets and uint16 average weights with two float scales per node.
+
+    Returns
+    -------
+    int
+        The estimate in bytes; it leaves out a few small arrays (a few hundred bytes for Kuhn or Leduc).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n_threads`` cannot be converted by ``int``.
+    """
     layout = layout_of(game)
     item = game.storage_dtype.itemsize
     n_threads = numba.get_num_threads() if n_threads is None else int(n_threads)

@@ -25,10 +25,23 @@ _ACTION_LABELS = {"kuhn": {0: "p", 1: "b"}, "leduc": {0: "f", 1: "c", 2: "r"}}
 def openspiel_game(game: Game):
     """The ``pyspiel.Game`` equivalent to ``game`` (Kuhn or Leduc).
 
+    Parameters
+    ----------
+    game : Game
+        Our game; its ``name`` (``"kuhn"`` or ``"leduc"``) selects the OpenSpiel game
+        (:data:`OPENSPIEL_NAMES`).
+
+    Returns
+    -------
+    pyspiel.Game
+        A new ``kuhn_poker`` or ``leduc_poker`` with OpenSpiel's default parameters.
+
     Raises
     ------
     ValueError
         For a game OpenSpiel does not have here (the bet game).
+    ImportError
+        If OpenSpiel (``pyspiel``) is not installed.
     """
     import pyspiel
 
@@ -40,11 +53,30 @@ def openspiel_game(game: Game):
 def infoset_map(game: Game, os_game=None) -> dict:
     """``{OpenSpiel information-state string: (player, node, hand)}`` over the whole game.
 
+    Parameters
+    ----------
+    game : Game
+        Kuhn or Leduc (``game.name`` a key of :data:`OPENSPIEL_NAMES`).
+    os_game : pyspiel.Game, optional
+        The OpenSpiel game; default :func:`openspiel_game` of ``game``.
+
+    Returns
+    -------
+    dict of str to (int, int, int)
+        For each of OpenSpiel's information states: the acting player (0 or 1), our public decision node and
+        the player's hand (OpenSpiel's private-card chance outcome). One entry per information set of ours.
+
     Raises
     ------
     AssertionError
         If the two trees disagree (different players to act, actions, terminal payoffs) or the map is not a
         bijection onto our information sets.
+    ValueError
+        If ``os_game`` is not given and OpenSpiel has no equivalent of the game (the bet game).
+    KeyError
+        If ``os_game`` is given for a game that is neither Kuhn nor Leduc.
+    ImportError
+        If OpenSpiel is not installed and ``os_game`` is not given.
     """
     os_game = os_game or openspiel_game(game)
     labels = _ACTION_LABELS[game.name]
@@ -142,13 +174,36 @@ def to_tabular_policy(policy: Policy, os_game=None, mapping: dict | None = None)
 
 
 def from_tabular_policy(game: Game, tabular, mapping: dict | None = None) -> Policy:
-    """An OpenSpiel ``TabularPolicy`` (or any ``policy.Policy`` with ``action_probabilities``) as our
-    :class:`Policy`.
+    """An OpenSpiel ``TabularPolicy`` as our :class:`Policy`.
+
+    It reads ``tabular.game``, ``tabular.state_lookup`` and ``tabular.action_probability_array``: a
+    ``TabularPolicy``, or an object with the same attributes. A policy with only ``action_probabilities``
+    (e.g. ``UniformRandomPolicy``) raises ``AttributeError``.
+
+    Parameters
+    ----------
+    game : Game
+        Kuhn or Leduc, the game ``tabular`` is a policy of.
+    tabular : open_spiel.python.policy.TabularPolicy
+        Both players' strategies; ``tabular.game`` is the OpenSpiel game.
+    mapping : dict, optional
+        :func:`infoset_map` of the two games, if already computed (the walk of the whole tree is then
+        skipped).
+
+    Returns
+    -------
+    Policy
+        The strategies of every information set ``(node, hand)`` of ``game``: each row of
+        ``action_probability_array`` restricted to the actions legal there, in OpenSpiel's action order.
 
     Raises
     ------
     ValueError
         If the OpenSpiel policy misses an information set or holds an invalid distribution.
+    AttributeError
+        If ``tabular`` has no ``game``, ``state_lookup`` or ``action_probability_array``.
+    AssertionError
+        If the two trees disagree while the map is built (see :func:`infoset_map`).
     """
     os_game = tabular.game
     mapping = mapping or infoset_map(game, os_game)

@@ -86,14 +86,32 @@ def check_edge_probs(game: Game, probs, name: str = "policy") -> np.ndarray:
     Every information set ``(decision node, hand)`` of a player must hold a probability distribution over the
     node's actions: non-negative entries summing to 1 within :data:`rulelearn.validation.STRATEGY_ATOL`.
     Unused entries (rows below chance nodes, hands beyond ``H_p``) are reset to 1 and 0. The check is one
-    compiled pass over the array (a flop endgame's policy, 485,000 nodes by 100 hands, in a fraction of a second).
+    compiled pass over the array (a flop endgame's policy, 485,000 nodes by 100 hands, in a fraction of a
+    second).
+
+    Parameters
+    ----------
+    game : Game
+        The game whose public tree (``N = game.tree.n_nodes`` nodes) and hands (``Hm = game.max_hands``,
+        ``H_p = game.num_hands[p]``) define the layout.
+    probs : array_like of float, shape ``(N, Hm)``
+        ``probs[c, h]``: the probability that the player acting at the parent of node ``c``, holding hand
+        ``h``, takes the action leading to ``c`` (see the module docstring). Not modified.
+    name : str, default "policy"
+        What the error messages call the array.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(N, Hm)``
+        A validated copy: the root's row and the rows of children of chance nodes set to 1, the columns
+        ``h >= H_p`` of player ``p``'s action rows set to 0.
 
     Raises
     ------
     ValueError
         Wrong shape, NaN/inf, a negative probability, or a row that does not sum to 1; the message names the
         public node, the player and the hand (the first offending entry: NaN/inf in row-major order, then
-        player 1's negative entries and sums, then player 2's).
+        player 1's negative entries and sums, then player 2's). Also if ``probs`` is not numeric.
     """
     t = game.tree
     arr = np.array(probs, dtype=np.float64, copy=True)

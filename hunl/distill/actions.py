@@ -116,7 +116,32 @@ def class_matrix(betting, node: int, classes: np.ndarray | None = None) -> np.nd
 def class_routing(member: np.ndarray) -> np.ndarray:
     """``(4, n_actions)``: where each class's probability goes on a node whose actions have classes ``member``
     (evenly over the actions of the class, or to the nearest class the node has; see the module docstring).
-    Read-only, cached per pattern of classes (a tree has a handful)."""
+
+    Read-only, cached per pattern of classes (a tree has a handful). Unlike :func:`classes_to_actions` it does
+    not check ``member``.
+
+    Parameters
+    ----------
+    member : array_like of int, shape ``(n_actions,)``
+        The class (0-3) of each action of the node, in child order (:func:`edge_classes` of its children).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(4, n_actions)``
+        Read-only; row ``c`` is the distribution over the node's actions that class ``c``'s probability goes
+        to: ``1 / k`` on each of the ``k`` actions of the nearest class the node has (``c`` itself if present,
+        the more passive one on a tie), 0 elsewhere. ``p @ class_routing(member)`` maps class distributions
+        ``p``, shape ``(m, 4)``, onto the actions. The same array is returned for the same pattern of classes.
+
+    Raises
+    ------
+    ValueError
+        If ``member`` is empty.
+    IndexError
+        If a class of ``member`` is 4 or more.
+    ZeroDivisionError
+        If a class of ``member`` is negative.
+    """
     return _routing(tuple(int(c) for c in member))
 
 

@@ -321,12 +321,27 @@ def _without(key: str, name: str) -> str:
 def run_cards(job: CardJob) -> int:
     """Run ``job`` (see the module docstring); returns 0.
 
+    Writes ``frontier.json``, ``card.json``, ``card.md``, the frontier figure and the caches (one
+    ``size_<n>.json`` per card size, ``others.json``, ``key.json``) under ``job.out``, and with ``job.doc``
+    the card's JSON, figures and blocks of that doc (:func:`write_card_docs`). Caches of other settings are
+    deleted.
+
+    Parameters
+    ----------
+    job : CardJob
+        The run's settings: the options of ``scripts/rule_cards.py hunl``.
+
+    Returns
+    -------
+    int
+        0, the exit status of the script.
+
     Raises
     ------
     ValueError
         If ``job.ranges`` is not one of :data:`hunl.distill.cards.CARD_RANGES`, ``job.features`` names a
-        quantity without a phrase, both ``regret_from`` and ``prune_from`` are given, or ``prune_from`` does not
-        exceed the smallest size.
+        quantity without a phrase (or is empty), both ``regret_from`` and ``prune_from`` are given, or
+        ``prune_from`` does not exceed the smallest size.
     FileNotFoundError
         If a frontier of ``job.compare`` is missing.
     """

@@ -74,6 +74,17 @@ def example_for(card: RuleCard) -> HoldemEndgame:
     ranges; for a flop card the flop Ks7d2c with those ranges and the flop endgames' bet sizes
     (:meth:`hunl.distill.sampler.EndgameSampler.flop`).
 
+    Parameters
+    ----------
+    card : RuleCard
+        A HUNL card; ``card.meta["streets"]`` lists the streets it plays (3 flop, 4 turn, 5 river).
+
+    Returns
+    -------
+    hunl.solver.game.HoldemEndgame
+        The example endgame of the card's first street (pot 100 chips, 400 chips behind;
+        :func:`example_game`).
+
     Raises
     ------
     ValueError
@@ -229,6 +240,13 @@ def card_figure(card: RuleCard, path, game: HoldemEndgame | None = None, title: 
 def card_page(card: RuleCard, path) -> None:
     """:func:`card_figure` of ``card`` on its example endgame (:func:`example_for`): what ``rulelearn rules --card
     NAME --out DIR`` draws (:data:`rulelearn.cli.CARD_FIGURES`).
+
+    Parameters
+    ----------
+    card : RuleCard
+        A HUNL card; ``card.meta["streets"]`` lists the streets it plays (3 flop, 4 turn, 5 river).
+    path : str or os.PathLike
+        The PNG file written (its parent directories are created).
 
     Raises
     ------

@@ -132,7 +132,19 @@ def card_floor(card: RuleCard, game, iterations: int = 1500, fixed=None) -> tupl
 
 def section_rules(card: RuleCard) -> list[np.ndarray]:
     """The rule indices (rows of the card's strategy table, :meth:`RuleCard.rules` order) of each section of
-    ``card``: a list of ``int64`` arrays, one per section, in the card's order."""
+    ``card``: a list of ``int64`` arrays, one per section, in the card's order.
+
+    Parameters
+    ----------
+    card : RuleCard
+
+    Returns
+    -------
+    list of numpy.ndarray of int64
+        One per section of ``card``, in the card's order: the consecutive indices of the section's rules in
+        ``card.rules()``, shape ``(len(section.rules),)`` (empty for a section without rules; an empty list
+        for a card without sections).
+    """
     ends = np.cumsum([len(sec.rules) for sec in card.sections], dtype=np.int64)
     return [np.arange(a, b, dtype=np.int64) for a, b in zip(np.r_[0, ends[:-1]], ends)]
 
@@ -237,13 +249,35 @@ def _floor_task(card: RuleCard, fixed, family, columns: dict, iterations: int, s
 def run_card_floor(job: FloorJob) -> dict:
     """Run ``job``: the printed cost and the floor of the card's rule form in each held-out endgame.
 
+    The held-out endgames are those of :func:`hunl.distill.card_experiment.split_endgames` with the job's
+    ``seed``, ``test_fraction`` and ``max_test``. With ``job.doc`` the block ``card-<name>-floor`` of that doc
+    is written (:func:`write_floor_docs`).
+
+    Parameters
+    ----------
+    job : FloorJob
+        The run's settings: the options of ``scripts/rule_cards.py floor``.
+
     Returns
     -------
     dict
-        ``{"game_id", "printed_pct_pot", "floor_pct_pot"}`` lists, their means (``printed_mean``,
-        ``floor_mean``), ``sections`` (with ``job.sections``: the section ``titles`` and ``n_rules``, and per
-        endgame ``own_pct_pot`` and ``printed_in_pct_pot``, :func:`section_costs`; else None), ``shared_mean`` (:func:`shared_fit` over the held-out endgames, or None without
-        ``job.shared_iterations``), ``n_test``, ``n_rules``, ``iterations``, ``shared_iterations``, ``seconds``.
+        ``{"game_id", "printed_pct_pot", "floor_pct_pot"}`` lists, one entry per held-out endgame in
+        increasing ``game_id`` (costs: NashConv / 2 in % of the pot, :func:`card_floor`), their means
+        (``printed_mean``, ``floor_mean``), ``sections`` (with ``job.sections``: the section ``titles`` and
+        ``n_rules``, and per endgame ``own_pct_pot`` and ``printed_in_pct_pot``, :func:`section_costs`; else
+        None), ``shared_mean`` (:func:`shared_fit` over the held-out endgames, % of the pot, or None without
+        ``job.shared_iterations``), ``n_test``, ``n_rules``, ``iterations``, ``shared_iterations``,
+        ``seconds``, and the job's ``card``, ``db``, ``command`` and ``fixed_cards`` (as lists).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the card's JSON (``job.card``) or a file of ``job.fixed_cards`` is missing, or ``job.db`` holds no
+        database.
+    ValueError
+        If ``job.iterations < 1``, ``job.shared_iterations`` is negative, or a street of ``job.fixed_cards``
+        is not flop, turn or river, is given twice (:func:`hunl.distill.street_cards.load_cards`) or is one
+        the card plays (:func:`hunl.distill.cards.card_model`).
     """
     from tqdm.auto import tqdm
 

@@ -151,19 +151,35 @@ def grow_card_tree(rows: DecisionRows, config: CardConfig = CardConfig()) -> tup
                                                                                   np.ndarray]:
     """Grow the card tree on decision rows (see the module docstring).
 
+    ``config.n_samples`` decisions are drawn with replacement in proportion to ``weight * stake``; the tree is
+    grown on the cumulative class distributions of the drawn decisions (first three columns of the cumulative
+    sum of ``Y``), with round thresholds and at most ``config.max_conditions`` conditions a rule.
+
+    Parameters
+    ----------
+    rows : DecisionRows
+        Training decisions (:func:`hunl.distill.decisions.decision_rows`, concatenated over endgames).
+    config : CardConfig, default ``CardConfig()``
+        Largest card (``max_leaves``), conditions a rule, features, draws, least leaf share and seed.
+
     Returns
     -------
     tree : GrownTree
-        Over :data:`hunl.distill.quantities.CARD_FEATURES`.
-    Z : numpy.ndarray, shape ``(n_samples, len(CARD_FEATURES))``
-        The drawn decisions' design matrix.
-    Y : numpy.ndarray, shape ``(n_samples, 4)``
-        Their equilibrium class distributions.
+        Over :data:`hunl.distill.quantities.CARD_FEATURES`, with ``config.max_leaves`` leaves at most.
+    Z : numpy.ndarray of float64, shape ``(n_samples, len(CARD_FEATURES))``
+        The drawn decisions' design matrix (``n_samples`` is ``config.n_samples``; NaN in the features about
+        the bet faced where no bet is faced).
+    Y : numpy.ndarray of float64, shape ``(n_samples, 4)``
+        Their equilibrium class distributions (rows renormalised to sum to 1).
 
     Raises
     ------
     ValueError
-        If a feature has no phrase or the rows hold no weight.
+        If a feature of ``config.features`` has no phrase (is not in
+        :data:`hunl.distill.quantities.QUANTITIES`), the rows hold no decision of positive ``weight * stake``,
+        or a size is invalid: ``config.n_samples < 1``, ``config.max_leaves < 1`` or
+        ``config.max_conditions < 0`` (from :func:`rulelearn.rules.round_tree.grow_round_tree` and
+        :meth:`numpy.random.Generator.choice`).
     """
     known = {q.name for q in QUANTITIES}
     bad = [f for f in config.features if f not in known]
@@ -243,6 +259,44 @@ def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, c
     ``meta`` records ``leaf_order`` (the leaf position of each rule, in card order), ``leaf_nodes`` (their tree
     node ids) and ``streets`` (those of the training decisions, ``streets``, when given: a river-only card's
     sections are titled "River"), and ``ranges`` when it is not ``"start"`` (:func:`card_ranges`).
+
+    Parameters
+    ----------
+    tree : GrownTree
+        A card tree (:func:`grow_card_tree`), over :data:`hunl.distill.quantities.CARD_FEATURES`.
+    n_rules : int
+        Leaves of the tree the card is read from (1 to ``tree.max_leaves``).
+    table : array_like of float, shape ``(n_rules, 4)``
+        Each leaf's class distribution (:mod:`hunl.distill.actions`), in the order of
+        ``tree.leaves(n_rules)``; printed as the rule's action (:func:`action_text`) and stored as its
+        strategy.
+    coverage : array_like of float, shape ``(n_rules,)``
+        Each leaf's share (0-1) of its section's decisions, in the same order.
+    title : str
+        The card's title.
+    cost : CardCost, optional
+        What the card costs, printed with it; default none.
+    notes : sequence of str, default ()
+        Notes printed under the card.
+    meta : dict, optional
+        Further entries of ``card.meta`` (its ``streets``, ``leaf_order`` and ``leaf_nodes`` are replaced).
+    streets : iterable of int, optional
+        The streets (3 flop, 4 turn, 5 river) of the training decisions; default the streets the sections name
+        (``[4, 5]`` when none does).
+    ranges : {"start", "own"}, default "start"
+        The ranges the card's quantities read (:data:`CARD_RANGES`).
+
+    Returns
+    -------
+    RuleCard
+        The card, its rules section by section (the order of its strategy table), with the quantities of the
+        flop (:data:`hunl.distill.quantities.FLOP_QUANTITIES`) when its streets are ``[3]``, else
+        :data:`hunl.distill.quantities.QUANTITIES`.
+
+    Raises
+    ------
+    ValueError
+        If ``n_rules`` is not in ``1 .. tree.max_leaves`` or ``ranges`` is not one of :data:`CARD_RANGES`.
     """
     table = np.asarray(table, dtype=np.float64)
     leaves = tree.leaves(n_rules)
@@ -302,6 +356,15 @@ def _check_ranges(ranges: str) -> str:
 
 def card_ranges(card: RuleCard) -> str:
     """The ranges a card's quantities read: ``card.meta["ranges"]``, ``"start"`` when absent.
+
+    Parameters
+    ----------
+    card : RuleCard
+
+    Returns
+    -------
+    str
+        ``"start"`` (the endgame's starting ranges) or ``"own"`` (the player's own range at the decision).
 
     Raises
     ------
@@ -509,7 +572,28 @@ def card_model(card: RuleCard, fixed=None):
     """The card as a policy over leaves: :class:`CardPolicy`, or beside ``fixed`` cards for the other streets
     (``{street: RuleCard}``, kept as they are) a :class:`CompositeCard`, whose own leaves are under
     :data:`CARD_KEY` and the fixed cards' under :data:`FIXED_KEY` (frozen in
-    :func:`hunl.distill.optimal_leaves.optimise_leaves`)."""
+    :func:`hunl.distill.optimal_leaves.optimise_leaves`).
+
+    Parameters
+    ----------
+    card : RuleCard
+        The card whose rules' strategies are to be optimised (rules' strategies are class distributions).
+    fixed : mapping of int to RuleCard, optional
+        ``{street: card}`` for the other streets (3 flop, 4 turn, 5 river); default none (or empty): the card
+        plays every street.
+
+    Returns
+    -------
+    CardPolicy or CompositeCard
+        :class:`CardPolicy` of ``card`` without ``fixed``, else :class:`CompositeCard`.
+
+    Raises
+    ------
+    ValueError
+        If a card names a range mode other than :data:`CARD_RANGES` or its rules' strategies do not have 4
+        classes (:class:`CardPolicy`), or ``fixed`` gives a card for a street ``card`` plays, a street other
+        than 3, 4 or 5, or a value that is not a :class:`RuleCard` (:class:`CompositeCard`).
+    """
     return CardPolicy(card) if not fixed else CompositeCard(CardPolicy(card), fixed)
 
 
@@ -518,18 +602,40 @@ def provisional_card(tree: GrownTree, n_rules: int, Z: np.ndarray, Y: np.ndarray
     """The card of the tree with ``n_rules`` leaves playing the equilibrium's mean strategy in each rule (the start
     of :func:`fit_card`'s leaf optimisation).
 
+    Parameters
+    ----------
+    tree : GrownTree
+        The card tree (:func:`grow_card_tree`).
+    n_rules : int
+        Leaves of the tree the card is read from (1 to ``tree.max_leaves``).
+    Z : numpy.ndarray of float64, shape ``(n, len(CARD_FEATURES))``
+        The drawn decisions' design matrix (:func:`grow_card_tree`); its last column is the street.
+    Y : numpy.ndarray of float64, shape ``(n, 4)``
+        Their equilibrium class distributions (:func:`grow_card_tree`).
+    title : str, default "HUNL rule card"
+        The card's title.
+    ranges : {"start", "own"}, default "start"
+        The ranges the card's quantities read (:data:`CARD_RANGES`).
+
     Returns
     -------
     card : RuleCard
         Unrounded strategies; ``card.meta["leaf_order"]`` gives the leaf position of each rule.
-    means : numpy.ndarray, shape ``(n_rules, 4)``
-        Each leaf's mean class distribution over the drawn decisions ``Z``, ``Y`` (uniform where none), leaf order.
+    means : numpy.ndarray of float64, shape ``(n_rules, 4)``
+        Each leaf's mean class distribution over the drawn decisions ``Z``, ``Y`` (uniform where none), leaf
+        order.
     masks : numpy.ndarray of bool, shape ``(n_rules, len(Z))``
         Which drawn decisions each leaf holds (leaf order).
-    coverage : numpy.ndarray, shape ``(n_rules,)``
-        Each leaf's share of its section's drawn decisions.
+    coverage : numpy.ndarray of float64, shape ``(n_rules,)``
+        Each leaf's share of its section's drawn decisions (by count, leaf order).
     streets : list of int
         The streets of the drawn decisions.
+
+    Raises
+    ------
+    ValueError
+        If ``n_rules`` is not in ``1 .. tree.max_leaves``, ``Z`` does not have the tree's number of columns,
+        or ``ranges`` is not one of :data:`CARD_RANGES`.
     """
     leaves, means = leaf_means(tree, n_rules, Z, Y)
     means = np.where(np.isnan(means), 1.0 / N_CLASSES, means)

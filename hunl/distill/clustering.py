@@ -195,7 +195,50 @@ def _weighted_median_update(x, w, labels, centers):  # pragma: no cover - compil
 
 def kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, n_init: int, max_iter: int):
     """Weighted k-medians under L1 (k-means++ D^1 seeding, Lloyd iterations); best of ``n_init``. Returns
-    (labels, centers, total weighted L1 distance, iterations of the best run)."""
+    (labels, centers, total weighted L1 distance, iterations of the best run).
+
+    Each run seeds ``k`` centres among the rows (the first drawn in proportion to ``w``, each next one in
+    proportion to ``w`` times the L1 distance to the nearest centre so far; seeding stops early when every row
+    lies on a centre), then alternates the nearest-centre assignment (the first centre on a tie) and the
+    coordinate-wise lower weighted median, for at most ``max_iter`` iterations or until no label changes. An
+    empty cluster takes the row of largest weighted distance. Nothing is validated here: the caller
+    (:class:`hunl.distill.abstraction.CardAbstraction`) passes distinct rows and their positive counts.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of float64, shape ``(n, d)``
+        The rows (e.g. cumulative distributions, whose L1 distance is their EMD); C-contiguous for the
+        compiled steps.
+    w : numpy.ndarray of float64, shape ``(n,)``
+        Non-negative row weights, not all zero.
+    k : int
+        Number of clusters (at most ``n``; below 1 acts as 1).
+    rng : numpy.random.Generator
+        Source of the seeding draws.
+    n_init : int
+        Runs from different seedings; the one of least cost is returned (None instead of the tuple if
+        ``n_init < 1``).
+    max_iter : int
+        Most assignment/update iterations of a run.
+
+    Returns
+    -------
+    labels : numpy.ndarray of int64, shape ``(n,)``
+        Cluster of each row (0 to ``centers.shape[0] - 1``), its nearest centre.
+    centers : numpy.ndarray of float64, shape ``(k', d)``
+        The centres; ``k' = k`` unless the seeding stopped early (fewer distinct rows of positive weight
+        than ``k``).
+    cost : float
+        Total weighted L1 distance of the rows to their centres.
+    n_iter : int
+        Iterations of the returned run (0 if ``max_iter < 1``).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is empty, or ``w`` has a negative or NaN entry or sums to 0 (from
+        :meth:`numpy.random.Generator.choice`).
+    """
     n = x.shape[0]
     best = None
     p = w / w.sum()

@@ -366,6 +366,27 @@ def features_in(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray
     ``ranges`` may also be a callable ``street -> mode`` (cards of different modes on different streets,
     :meth:`hunl.distill.cards.StreetCards.ranges_of`): each node's features are those of its street's mode.
 
+    Parameters
+    ----------
+    game : HoldemEndgame
+    ctx : DecisionContext
+        The decisions of ``game``.
+    which : array_like of int, shape ``(K,)``
+        Positions into ``ctx.nodes``.
+    reach : numpy.ndarray of float64, shape ``(2, N, Hm)``
+        Each player's own reach probabilities under the policy played (:func:`reach_probabilities`); all ones
+        for the starting ranges.
+    ranges : {"node", "start", "own"} or callable
+        The range mode (:data:`RANGE_MODES`), or a function of the street (3, 4 or 5, int) returning the mode
+        of that street's nodes.
+
+    Returns
+    -------
+    list of numpy.ndarray of float64
+        For each node of ``which``, in that order, the ``(H_p, F)`` features of the acting player's hands in
+        ``feature_names(street)`` order (:func:`node_features`; rows of hands that cannot hold on the node's
+        board are NaN).
+
     Raises
     ------
     ValueError

@@ -112,7 +112,40 @@ def _mean_sd(x: np.ndarray) -> tuple[float, float, float]:
 
 def libratus_scores(model, policies: dict) -> list[dict]:
     """Solve each Libratus endgame with DCFR (to 0.1% of the pot on the river, 0.5% on the turn) and score
-    ``policies`` (``{name: chooser}``) in it."""
+    ``policies`` (``{name: chooser}``) in it.
+
+    The four endgames of :data:`hunl.solver.libratus.ENDGAMES` are played in the bet abstraction
+    :data:`hunl.solver.tree.LIBRATUS_SIZES` (raise cap 1000); DCFR runs at most 2000 iterations. Prints one
+    line per endgame.
+
+    Parameters
+    ----------
+    model : object
+        Unused (the callers pass None); the policies to score are all in ``policies``.
+    policies : dict of str to chooser
+        ``{name: chooser}``: what :func:`hunl.distill.policy.play` plays (e.g. a
+        :class:`hunl.distill.cards.CardPolicy` or a baseline of :data:`hunl.distill.pipeline.BASELINES`); none
+        may need the stored solution (:func:`hunl.distill.policy.needs_solution`).
+
+    Returns
+    -------
+    list of dict
+        One per endgame, in :data:`~hunl.solver.libratus.ENDGAMES` order: ``endgame`` (name), ``street``
+        (``"turn"`` or ``"river"``), ``pot`` (chips), ``nodes``, ``hands`` (per player), ``dcfr_iterations``,
+        ``dcfr_pct_pot`` (the DCFR solution's exploitability, % of the pot), ``solve_s`` and ``compile_s``
+        (seconds), and ``policies``: ``{name: {"exploitability_pct_pot", "exploitability_mbb", "ev_pct_pot",
+        "ev_mbb", "seconds"}}`` -- NashConv / 2 of the policy played by both players, and its EV against the
+        DCFR solution (mean over the two seats), in % of the pot and mbb/g
+        (:func:`hunl.distill.cost.evaluate_policy`); ``seconds`` without compilation.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a Libratus endgame file is missing (:func:`hunl.solver.libratus.load_endgame`).
+    ValueError
+        If a chooser needs the stored solution (:func:`hunl.distill.policy.play`) or plays an invalid policy
+        (:func:`hunl.distill.cost.evaluate_policy`).
+    """
     out = []
     for name in ENDGAMES:
         e = load_endgame(name)

@@ -243,7 +243,41 @@ def _solve(sampler: EndgameSampler, seed: int, k: int, target: float, iterations
 def train_task(sampler: EndgameSampler, seed: int, k: int, target: float, iterations: int, path: str,
                ranges: str = "start") -> int:
     """Solve training endgame ``k`` and write its flop decision rows (features on ``ranges``) to ``path``
-    (``.npz``); returns ``k``."""
+    (``.npz``); returns ``k``.
+
+    The task a worker of :func:`run_flop_cards` runs (step 1 of the module docstring): the endgame
+    ``sampler.game(sampler.sample(seed, k))`` is solved by DCFR, and the file (written atomically) holds the
+    fields of :class:`~hunl.distill.decisions.DecisionRows` of its flop decisions, ``dcfr_pct_pot`` (the
+    solution's exploitability, % of the pot) and ``iterations`` (DCFR's).
+
+    Parameters
+    ----------
+    sampler : EndgameSampler
+        The flop endgames' sampler (:meth:`FlopJob.sampler`).
+    seed : int
+        Stream of :meth:`EndgameSampler.sample` (non-negative).
+    k : int
+        Index of the endgame in the stream (non-negative).
+    target : float
+        DCFR stops once its exploitability is at most this, in % of the pot.
+    iterations : int
+        Most DCFR iterations.
+    path : str
+        The ``.npz`` file written.
+    ranges : {"start", "node", "own"}, default "start"
+        The range mode of the features (:data:`hunl.distill.decisions.RANGE_MODES`).
+
+    Returns
+    -------
+    int
+        ``k``.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` or ``k`` is negative, ``iterations < 1``, ``target`` is negative
+        (:func:`hunl.solver.solve.solve_endgame`), or ``ranges`` is not a range mode.
+    """
     game, sol = _solve(sampler, seed, k, target, iterations)
     rows = decision_rows(game, sol.result.policy.probs, streets=[3], ranges=ranges)
     buf = _npz_bytes({**{f: getattr(rows, f) for f in DecisionRows.__dataclass_fields__},
@@ -293,7 +327,22 @@ def policy_digest(chooser, legacy: bool = False) -> str | None:
     records how they were made: :func:`_card_rules`), and for an :class:`~hunl.distill.policy.OnStreets` also the
     streets it plays; ``None`` for a policy that plays no card (the baselines). A held-out score stores it, and is
     measured again when the policy of that name plays other cards. ``legacy``: the digest of runs before
-    2026-11-28, over all of each card's meta (a score stored under it is kept and stamped with the new one)."""
+    2026-11-28, over all of each card's meta (a score stored under it is kept and stamped with the new one).
+
+    Parameters
+    ----------
+    chooser : object
+        A policy of the run: a :class:`~hunl.distill.cards.StreetCards`, an
+        :class:`~hunl.distill.policy.OnStreets` (of any chooser) or any other chooser.
+    legacy : bool, default False
+        The digest of runs before 2026-11-28.
+
+    Returns
+    -------
+    str or None
+        16 hexadecimal digits (the start of a SHA-256 of the JSON of the cards' rules), or ``None`` for a
+        policy that plays no card (including an :class:`~hunl.distill.policy.OnStreets` of such a policy).
+    """
     if isinstance(chooser, OnStreets):
         inner = policy_digest(chooser.chooser, legacy)
         if inner is None:
@@ -341,7 +390,48 @@ def heldout_task(sampler: EndgameSampler, seed: int, k: int, target: float, iter
                  path: str, digests: dict) -> int:
     """Solve held-out endgame ``k``, score ``choosers`` in it and merge the scores into ``path`` (JSON), each with
     the digest of the cards it played (``digests[name]``, :func:`policy_digest`; ``None``: no card); returns
-    ``k``."""
+    ``k``.
+
+    The task a worker of :func:`run_flop_cards` runs (step 3 of the module docstring). The record (written
+    atomically) keeps the scores already in it and gets the endgame's ``k``, ``pot`` and ``stack`` (chips),
+    ``nodes``, ``hands``, ``dcfr_pct_pot``, ``dcfr_iterations``, ``solve_s`` and ``seconds``; each policy's
+    score holds ``exploitability_pct_pot`` and ``exploitability_mbb`` (NashConv / 2 when both players play
+    it), ``ev_pct_pot`` (EV against the DCFR solution, % of the pot) and ``cards`` (the digest, when not
+    ``None``).
+
+    Parameters
+    ----------
+    sampler : EndgameSampler
+        The flop endgames' sampler (:meth:`FlopJob.sampler`).
+    seed : int
+        Stream of :meth:`EndgameSampler.sample` (non-negative).
+    k : int
+        Index of the endgame in the stream (non-negative).
+    target : float
+        DCFR stops once its exploitability is at most this, in % of the pot.
+    iterations : int
+        Most DCFR iterations.
+    choosers : dict of str to chooser
+        ``{name: chooser}`` to play (:func:`hunl.distill.policy.play_beside_solution`: an
+        :class:`~hunl.distill.policy.OnStreets` plays the DCFR solution on its other streets).
+    path : str
+        The endgame's JSON record (``out/test/<k>.json``), created if missing.
+    digests : dict of str to str or None
+        :func:`policy_digest` of each policy, by name (at least every name of ``choosers``).
+
+    Returns
+    -------
+    int
+        ``k``.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` or ``k`` is negative, ``iterations < 1`` or ``target`` is negative
+        (:func:`hunl.solver.solve.solve_endgame`).
+    KeyError
+        If a name of ``choosers`` is missing from ``digests``.
+    """
     t0 = time.perf_counter()
     game, sol = _solve(sampler, seed, k, target, iterations)
     rec = json.loads(Path(path).read_text()) if Path(path).exists() else {"policies": {}}
@@ -370,7 +460,25 @@ def _flop_card(n_rules: int, optimised: bool) -> str:
 
 def flop_card_name(n_rules: int, optimised: bool = False) -> str:
     """The name of the flop card of ``n_rules`` rules (with ``optimised``, its strategies optimised by CFR-BR)
-    played with the turn and river cards."""
+    played with the turn and river cards.
+
+    The policy name of the flop card in :func:`run_flop_cards`, the key of its scores in the held-out records
+    and in the summary's ``policies`` and ``cards``.
+
+    Parameters
+    ----------
+    n_rules : int
+        Number of rules of the flop card.
+    optimised : bool, default False
+        The card whose strategies were optimised by CFR-BR (rather than the equilibrium's mean strategies
+        rounded to plain mixes).
+
+    Returns
+    -------
+    str
+        E.g. ``"flop card of 8 rules on the flop, turn card on the turn, river card on the river"`` (with
+        ``optimised``, ``"flop card of 8 rules (optimised strategies) on the flop, ..."``).
+    """
     return f"{_flop_card(n_rules, optimised)}, turn card on the turn, river card on the river"
 
 
@@ -405,7 +513,38 @@ def plays_below_flop(name: str) -> bool:
 
 def run_flop_cards(job: FlopJob) -> dict:
     """Run ``job`` (see the module docstring); returns the summary written to ``out/flop.json`` (with
-    ``pair_only``, to ``out/pair.json``, without training figures or cards)."""
+    ``pair_only``, to ``out/pair.json``, without training figures or cards).
+
+    Also writes ``out/key.json`` (the run's settings), the training rows and held-out records, the optimised
+    cards under ``out/cards/``, and (without ``pair_only``) the printed card to ``out/card.json``; with
+    ``job.doc`` the blocks of that doc (:func:`write_flop_docs`, or :func:`write_pair_docs` with
+    ``pair_only``).
+
+    Parameters
+    ----------
+    job : FlopJob
+        The run's settings: the options of ``scripts/rule_cards.py flop``.
+
+    Returns
+    -------
+    dict
+        ``n_train``, ``n_test``, ``test_ids`` (first and last held-out endgame of the stream),
+        ``dcfr_test_pct_pot`` (the held-out DCFR solutions' mean exploitability, % of the pot), ``nodes``
+        (public nodes of a flop endgame), ``policies`` (by name: the held-out means of
+        ``exploitability_pct_pot`` with its standard deviation ``sd``, ``exploitability_mbb`` and
+        ``ev_pct_pot``, EV against the DCFR solution), ``cards`` (by policy name of each flop card:
+        ``n_rules``, ``n_conditions``, ``optimised``, the name of its ``split`` policy and, for an optimised
+        card, the optimisation's ``log``; empty with ``pair_only``), ``command``, ``turn_card``,
+        ``river_card``, ``pair_only``, ``seconds``, and without ``pair_only`` ``train_rows`` (flop decisions
+        of the training endgames) and ``dcfr_train_pct_pot``.
+
+    Raises
+    ------
+    ValueError
+        If ``job.out`` holds a run with other settings (its ``key.json``).
+    FileNotFoundError
+        If the turn or river card (``job.turn_card``, ``job.river_card``) is missing.
+    """
     from tqdm.auto import tqdm
 
     t0 = time.perf_counter()
@@ -625,7 +764,28 @@ def _measured(job: FlopJob, result: dict) -> str:
 
 def write_pair_docs(job: FlopJob, result: dict) -> None:
     """The block ``card-<name>`` of ``job.doc`` for a ``pair_only`` run: the turn and river cards' held-out
-    scores in the flop endgames (no flop card, no baselines)."""
+    scores in the flop endgames (no flop card, no baselines).
+
+    A doc that does not exist yet starts as ``# HUNL``; its other blocks are kept
+    (:func:`rulelearn.report.docblocks.write_blocks`).
+
+    Parameters
+    ----------
+    job : FlopJob
+        The run; its ``doc`` (the Markdown file written, not None), ``name``, ``command`` and ``out`` are
+        used.
+    result : dict
+        The summary :func:`run_flop_cards` returns for the run (``pair_only``): its ``policies``, ``cards``,
+        ``n_test``, ``n_train``, ``test_ids``, ``nodes``, ``dcfr_test_pct_pot``, ``seconds``, ``turn_card``
+        and ``river_card`` are used.
+
+    Raises
+    ------
+    KeyError
+        If ``result`` lacks one of those fields.
+    TypeError
+        If ``job.doc`` is None.
+    """
     from rulelearn.report.docblocks import markdown_table, write_blocks
 
     header, rows = _policy_rows(result)

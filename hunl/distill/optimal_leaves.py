@@ -68,10 +68,30 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
     The features are read ``chunk`` decision nodes at a time (grouped by board), and ``leaf_ids`` is called once
     per street, decision type and player of a chunk.
 
+    Parameters
+    ----------
+    model : object
+        A policy over leaves (:class:`hunl.distill.policy.DistilledPolicy`,
+        :class:`hunl.distill.cards.CardPolicy`, ...) with ``ranges``, ``leaf_keys()``, ``leaf_table(key)`` and
+        ``leaf_ids(street, facing, player, X)``.
+    game : hunl.solver.game.HoldemEndgame
+    chunk : int, default 4096
+        Decision nodes whose features are read at a time (positive); it bounds the memory, not the result.
+
+    Returns
+    -------
+    list of _NodeLeaves
+        One per decision node of the game (breadth-first, the order of
+        :attr:`hunl.distill.decisions.DecisionContext.nodes`), with its ``node`` id, acting ``player``,
+        ``kids`` (the range of its children), ``route`` (:func:`hunl.distill.actions.class_routing` of its
+        actions' classes, shape ``(4, n_actions)``), the tree ``key`` of its leaves and ``leaves``
+        (numpy.ndarray of int64, shape ``(H,)``: the leaf of every hand of the acting player).
+
     Raises
     ------
     ValueError
-        If ``model.ranges`` is ``"node"`` (the leaves would change with both players' leaf strategies).
+        If ``model.ranges`` is not ``"start"`` or ``"own"``, e.g. ``"node"`` (the leaves would change with
+        both players' leaf strategies), or ``chunk`` is 0.
     """
     ctx, chunks = endgame_features(model, game, chunk)
     keys: list = [None] * ctx.nodes.size
@@ -90,7 +110,22 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
 
 def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int, bool, int], list[int]]]:
     """``[((street, facing, player), positions in which), ...]``: the decisions ``ctx.nodes[which]`` grouped by
-    street, decision type and player (one ``leaf_ids`` call per group)."""
+    street, decision type and player (one ``leaf_ids`` call per group).
+
+    Parameters
+    ----------
+    ctx : DecisionContext
+        The decisions of the endgame.
+    which : array_like of int, shape ``(K,)``
+        Positions into ``ctx.nodes``.
+
+    Returns
+    -------
+    list of ((int, bool, int), list of int)
+        One entry per group, in the order of first appearance in ``which``: ``(street, facing, player)``
+        (board cards 3-5, whether a bet is faced, acting player 0/1) and the positions ``i`` (into ``which``,
+        increasing) of its decisions.
+    """
     groups: dict = {}
     for i, k in enumerate(which):
         groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k]), int(ctx.player[k])), []).append(i)
@@ -100,6 +135,16 @@ def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int
 def endgame_features(model, game, chunk: int = 4096):
     """The feature rows of every decision node of ``game`` as ``model`` reads them (:func:`endgame_leaves`),
     ``chunk`` decision nodes at a time (grouped by board), so that a large endgame's features are never all held.
+
+    Parameters
+    ----------
+    model : object
+        A policy over leaves (:class:`hunl.distill.policy.DistilledPolicy`,
+        :class:`hunl.distill.cards.CardPolicy`, ...) with ``ranges``, ``leaf_keys()``, ``leaf_table(key)`` and
+        ``leaf_ids(street, facing, player, X)``.
+    game : hunl.solver.game.HoldemEndgame
+    chunk : int, default 4096
+        Decision nodes whose features are read at a time (positive); it bounds the memory, not the result.
 
     Returns
     -------
@@ -112,7 +157,8 @@ def endgame_features(model, game, chunk: int = 4096):
     Raises
     ------
     ValueError
-        If ``model.ranges`` is ``"node"`` (raised at once, not when the chunks are read).
+        If ``model.ranges`` is not ``"start"`` or ``"own"``, e.g. ``"node"`` (raised at once, not when the
+        chunks are read); if ``chunk`` is 0, when the chunks are read.
     """
     mode = _leaf_ranges(model)
     ctx = DecisionContext(game)
@@ -369,7 +415,31 @@ def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict,
 
 def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> float:
     """NashConv / 2 in % of the pot of ``game`` when every hand plays its leaf's strategy of ``tables`` (the flat
-    leaves of :func:`_flatten`)."""
+    leaves of :func:`_flatten`).
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    base : numpy.ndarray of ``game.storage_dtype``, shape ``(N, Hm)``
+        The edge table every strategy starts from (1 on non-decision edges, 0 for hands a node does not have):
+        the first item :func:`_flatten` returns.
+    flat : list of _FlatLeaves
+        The decision nodes of ``game`` with their leaves, by tree key and player: the second item
+        :func:`_flatten` returns.
+    tables : dict
+        ``{tree key: (n_leaves, 4) array_like of float}``: each leaf's class distribution, for every key of
+        ``flat``.
+
+    Returns
+    -------
+    float
+        NashConv / 2 of the policy played by both players, in % of the endgame's starting pot.
+
+    Raises
+    ------
+    KeyError
+        If ``tables`` lacks a key of ``flat``.
+    """
     eng = engine_for(game)
     # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
     gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables))).sum())

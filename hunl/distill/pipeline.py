@@ -58,7 +58,40 @@ def rows_task(family, columns: dict, ranges: str = "start", max_rows: int | None
     """Decision rows (:func:`hunl.distill.decisions.decision_rows`) of every endgame in ``columns``, concatenated, with the
     first endgame's id and the number of endgames; with ``max_rows``, about that many of each endgame's rows
     (:func:`hunl.distill.policy.thin_rows`, seeded by the endgame's id); with ``streets``, only the decisions on
-    those streets (thinned after the selection)."""
+    those streets (thinned after the selection).
+
+    The task :func:`collect_rows` runs on a chunk of endgames.
+
+    Parameters
+    ----------
+    family : hunl.distill.family.HoldemRiverFamily
+        The family of the database (rebuilds each endgame and its stored strategy from the columns).
+    columns : dict of str to numpy.ndarray
+        Columns of the endgames (``game_id``, ``board``, ``weights``, ``pot``, ``stack`` and ``policy``), one
+        row per endgame; at least one endgame.
+    ranges : {"start", "node", "own"}, default "start"
+        The ranges the range features read (:data:`hunl.distill.decisions.RANGE_MODES`).
+    max_rows : int, optional
+        About this many rows of each endgame; default all.
+    streets : sequence of int, optional
+        Only the decisions on these streets (3 flop, 4 turn, 5 river); default all.
+
+    Returns
+    -------
+    first : int
+        The ``game_id`` of the first endgame of ``columns``.
+    n : int
+        The number of endgames of ``columns``.
+    rows : hunl.distill.decisions.DecisionRows
+        Their decision rows, endgame after endgame in the order of ``columns``.
+
+    Raises
+    ------
+    ValueError
+        If a needed column is missing, ``ranges`` is not one of the modes or ``max_rows < 1``.
+    IndexError
+        If ``columns`` holds no endgame.
+    """
     out = []
     n = len(columns["game_id"])
     for i in range(n):
@@ -155,7 +188,36 @@ def evaluate_task(family, columns: dict, choosers: dict, reference: bool = True)
     """Play every chooser (``{name: chooser}``, see :func:`hunl.distill.policy.play`) in every endgame of ``columns`` and
     score it against the stored solution; with ``reference`` false the stored solution is not read (``columns``
     need no ``policy``) and the EV and reference fields are NaN. An :class:`hunl.distill.policy.OnStreets`
-    chooser plays its streets and the stored solution the others (it needs ``reference``)."""
+    chooser plays its streets and the stored solution the others (it needs ``reference``).
+
+    The task :func:`score_policies` runs on a chunk of endgames.
+
+    Parameters
+    ----------
+    family : hunl.distill.family.HoldemRiverFamily
+        The family of the database (rebuilds each endgame and its stored strategy from the columns).
+    columns : dict of str to numpy.ndarray
+        Columns of the endgames (``game_id``, ``board``, ``weights``, ``pot``, ``stack``, and ``policy`` with
+        ``reference``), one row per endgame.
+    choosers : dict of str to chooser
+        ``{name: chooser}``: the policies to score (:func:`hunl.distill.policy.play_beside_solution`).
+    reference : bool, default True
+        Read the stored solution: score the EV against it and its own exploitability.
+
+    Returns
+    -------
+    EndgameScores
+        ``G`` = the endgames of ``columns`` (in their order), ``P`` = the choosers (in their order):
+        exploitability (NashConv / 2) and EV against the stored solution in % of the pot and mbb/g, and the
+        stored solution's own exploitability (% of the pot).
+
+    Raises
+    ------
+    ValueError
+        If ``reference`` is false and a chooser needs the stored solution
+        (:func:`hunl.distill.policy.needs_solution`), a needed column is missing, or a chooser plays an
+        invalid policy (:func:`hunl.distill.cost.evaluate_policy`).
+    """
     if not reference and any(needs_solution(c) for c in choosers.values()):
         raise ValueError("choosers: an OnStreets policy plays the stored solution, so reference must be true")
     names = tuple(choosers)

@@ -128,7 +128,26 @@ def tree_features(street: int, facing: bool) -> tuple[str, ...]:
 
 def tree_key_name(key) -> str:
     """The decision type of a tree key ``(street, facing, player)`` in words (``"river, player 1 (out of
-    position), not facing a bet"``)."""
+    position), not facing a bet"``).
+
+    Parameters
+    ----------
+    key : tuple of (int, bool, int)
+        ``(street, facing, player)``: board cards (3 flop, 4 turn, 5 river), whether a bet is faced, and the
+        acting player (0 out of position, named "player 1"; any other value is "player 2 (in position)").
+
+    Returns
+    -------
+    str
+        ``"<street>, <player>, facing a bet"`` or ``"<street>, <player>, not facing a bet"``.
+
+    Raises
+    ------
+    KeyError
+        If the street is not 3, 4 or 5.
+    ValueError
+        If ``key`` does not have three items.
+    """
     street, facing, player = key
     who = "player 1 (out of position)" if player == 0 else "player 2 (in position)"
     name = {3: "flop", 4: "turn", 5: "river"}[street]
@@ -354,10 +373,23 @@ class DistilledPolicy(BaseEstimator):
 def check_streets(streets) -> tuple[int, ...]:
     """``streets`` as a sorted tuple of distinct board sizes.
 
+    Parameters
+    ----------
+    streets : iterable of int
+        Board sizes: 3 (flop), 4 (turn), 5 (river); repeats are dropped, and each value is converted by
+        ``int``.
+
+    Returns
+    -------
+    tuple of int
+        The distinct streets, increasing.
+
     Raises
     ------
     ValueError
         If ``streets`` is empty or holds a value other than 3 (flop), 4 (turn) or 5 (river).
+    TypeError
+        If ``streets`` is not iterable or holds a value ``int`` cannot convert (e.g. None).
     """
     out = tuple(sorted({int(s) for s in streets}))
     if not out or any(s not in (3, 4, 5) for s in out):
@@ -514,7 +546,19 @@ def reads_play_on(chooser, streets) -> bool:
 
 def needs_solution(chooser) -> bool:
     """Whether scoring ``chooser`` reads the endgame's stored solution: an :class:`OnStreets`, or a
-    :class:`hunl.distill.defence.MinimumDefence` of the stored solution."""
+    :class:`hunl.distill.defence.MinimumDefence` of the stored solution.
+
+    Parameters
+    ----------
+    chooser : object
+        A chooser of :func:`play` (or :func:`play_beside_solution`).
+
+    Returns
+    -------
+    bool
+        True for an :class:`OnStreets` or a chooser whose ``needs_solution`` attribute is true; such a chooser
+        can only be played beside a solution (:func:`play_beside_solution` with ``solution``).
+    """
     return isinstance(chooser, OnStreets) or bool(getattr(chooser, "needs_solution", False))
 
 

@@ -193,7 +193,35 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
 
 def design_matrix(X, street: int, facing: bool) -> np.ndarray:
     """``(m, len(CARD_FEATURES))`` card design matrix from node feature rows ``X`` (``TURN_FEATURES`` order, at
-    least the street's columns; missing columns are NaN), with the :data:`DERIVED_FEATURES`."""
+    least the street's columns; missing columns are NaN), with the :data:`DERIVED_FEATURES`.
+
+    How a card reads a decision (:meth:`hunl.distill.cards.CardPolicy.design`). Unlike the design matrix a
+    card is grown on, the features about the bet faced keep their values where no bet is faced.
+
+    Parameters
+    ----------
+    X : array_like of float, shape ``(m, F)``
+        Feature rows of the decision's hands (:func:`hunl.distill.decisions.node_features`), in
+        :data:`hunl.distill.decisions.TURN_FEATURES` order; ``F`` at most ``len(TURN_FEATURES)`` (the river's
+        rows lack the decile columns).
+    street : int
+        Board cards at the decision (3 flop, 4 turn, 5 river): the ``street`` column.
+    facing : bool
+        Whether the player faces a bet: the ``facing`` column (1.0 or 0.0).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(m, len(CARD_FEATURES))``
+        Columns in :data:`CARD_FEATURES` order: ``X``, NaN in its missing columns, the derived ratios
+        (:func:`derive_features`), ``facing`` and ``street``.
+
+    Raises
+    ------
+    IndexError
+        If ``X`` is not two-dimensional (one-dimensional or a scalar).
+    ValueError
+        If ``X`` has more columns than :data:`CARD_FEATURES`, or more than two dimensions.
+    """
     X = np.asarray(X, dtype=np.float64)
     out = np.full((X.shape[0], len(CARD_FEATURES)), np.nan)
     out[:, :X.shape[1]] = X

@@ -115,17 +115,32 @@ def choosers_of(cards: dict, splits: bool = False, sections: bool = False) -> di
 def run_street_cards(job: StreetCardsJob) -> dict:
     """Run ``job``: held-out (and Libratus) exploitability of each card alone and of the cards together.
 
+    The policies are those of :func:`choosers_of` (with ``job.splits`` and ``job.sections``); the stored
+    solutions of the held-out endgames are read only when one of them plays the stored solution. With
+    ``job.doc`` the block ``card-<name>`` of that doc is written (:func:`write_street_docs`).
+
+    Parameters
+    ----------
+    job : StreetCardsJob
+        The run's settings: the options of ``scripts/rule_cards.py streets``.
+
     Returns
     -------
     dict
-        ``{"held_out": {policy: {"exploitability_pct_pot", "sd", "exploitability_mbb", "better_share"}}, "n_test",
-        "libratus": [...] (with ``libratus``), "seconds"}``; ``better_share`` is the share of held-out endgames
-        in which the cards together are less exploitable than that policy.
+        ``{"held_out": {policy: {"exploitability_pct_pot", "sd", "exploitability_mbb", "better_share"}},
+        "n_test", "db", "cards", "command", "libratus": [...] (with ``libratus``), "seconds"}``: the held-out
+        mean exploitability (NashConv / 2) in % of the pot with its standard deviation ``sd`` and in mbb/g;
+        ``better_share`` is the share of held-out endgames in which the cards together are less exploitable
+        than that policy (NaN with one card, and for the cards together); ``db``, ``cards`` (as lists) and
+        ``command`` are the job's; ``libratus`` is :func:`hunl.distill.experiment.libratus_scores` of the
+        policies that do not play the stored solution.
 
     Raises
     ------
     ValueError
         Bad ``cards`` (:func:`load_cards`).
+    FileNotFoundError
+        If a card's JSON is missing or ``job.db`` holds no database.
     """
     from tqdm.auto import tqdm
 

@@ -69,7 +69,19 @@ def _group_of(card: RuleCard, i: int) -> list[int]:
 def card_splits(card: RuleCard) -> list[tuple[int, str, float]]:
     """The card's splits: ``(first section of its group, quantity, threshold)`` of every distinct threshold the
     rules of a group of sections (:meth:`rulelearn.rules.cards.RuleCard.section_groups`) test, in the order the
-    rules first name them."""
+    rules first name them.
+
+    Parameters
+    ----------
+    card : RuleCard
+
+    Returns
+    -------
+    list of (int, str, float)
+        ``(section, quantity, threshold)``: the first section of the group (an index into ``card.sections``),
+        the name of the quantity a rule's condition tests and its threshold; the groups in the order of
+        :meth:`~rulelearn.rules.cards.RuleCard.section_groups`. The sections' own conditions are not splits.
+    """
     out: list = []
     for g in card.section_groups():
         for i in g:
@@ -86,10 +98,26 @@ def split_moves(card: RuleCard, split: tuple[int, str, float], steps: int = 2) -
     threshold, strictly between the neighbouring thresholds of the same quantity in its group of sections
     (ascending; the threshold itself left out).
 
+    Parameters
+    ----------
+    card : RuleCard
+    split : tuple of (int, str, float)
+        ``(section, quantity, threshold)`` as :func:`card_splits` gives it: a section of the group (an index
+        into ``card.sections``), the quantity's name and its threshold.
+    steps : int, default 2
+        Grid places each way from the grid value nearest the threshold.
+
+    Returns
+    -------
+    list of float
+        The candidate thresholds, ascending, in the quantity's unit; empty if none qualifies.
+
     Raises
     ------
     ValueError
         If ``steps < 1`` or the quantity has no grid of round thresholds.
+    StopIteration
+        If ``split[0]`` is not a section of ``card``.
     """
     steps = check_int("steps", steps, 1)
     i, name, t = split
@@ -112,7 +140,28 @@ def move_split(card: RuleCard, split: tuple[int, str, float], new: float) -> Rul
 
     Within its group no threshold of the quantity lies between the old and the new value
     (:func:`split_moves`), so the rules cut the decisions into the same cells, each moved along the quantity: no
-    decision is left without a rule and none gains a second one that it did not have."""
+    decision is left without a rule and none gains a second one that it did not have.
+
+    Parameters
+    ----------
+    card : RuleCard
+    split : tuple of (int, str, float)
+        ``(section, quantity, threshold)`` as :func:`card_splits` gives it: a section of the group (an index
+        into ``card.sections``), the quantity's name and its threshold.
+    new : float
+        The new threshold, in the quantity's unit: one of :func:`split_moves` (not checked here).
+
+    Returns
+    -------
+    RuleCard
+        A new card (``card`` is unchanged); the conditions matched are those at a threshold close to
+        ``split[2]`` (:func:`numpy.isclose`); the sections' own conditions are kept.
+
+    Raises
+    ------
+    StopIteration
+        If ``split[0]`` is not a section of ``card``.
+    """
     i, name, t = split
 
     def moved(r: CardRule) -> CardRule:
@@ -486,7 +535,28 @@ def _facing(section: CardSection) -> bool | None:
 
 def with_strategies(card: RuleCard, table) -> RuleCard:
     """``card`` with each rule playing row ``k`` of ``table`` (``(n_rules, 4)``, card order), its words written
-    again (:func:`hunl.distill.cards.action_text`)."""
+    again (:func:`hunl.distill.cards.action_text`).
+
+    Parameters
+    ----------
+    card : RuleCard
+    table : array_like of float, shape ``(n_rules, 4)``
+        Each rule's class distribution (:mod:`hunl.distill.actions`), in the order of ``card.rules()``; rows
+        beyond ``card.n_rules`` are ignored.
+
+    Returns
+    -------
+    RuleCard
+        A new card: every rule's ``strategy`` is its row, its ``action`` the row in words for its section's
+        decision type; titles, conditions and coverage are kept.
+
+    Raises
+    ------
+    IndexError
+        If ``table`` has fewer than ``card.n_rules`` rows.
+    ValueError
+        If a row is negative or sums to 0 (:func:`rulelearn.rules.plain.plain_fractions`).
+    """
     from hunl.distill.cards import action_text
 
     table = np.asarray(table, dtype=np.float64)
@@ -677,18 +747,36 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     kept there, and the card written is the one an uninterrupted run writes. The file is removed with the card
     written; a job with other settings, or another card, starts afresh.
 
+    Writes the card to ``job.out`` and, with ``job.doc``, the block ``card-<name>-thresholds`` of that doc
+    (:func:`write_threshold_docs`).
+
+    Parameters
+    ----------
+    job : ThresholdJob
+        The run's settings: the options of ``scripts/rule_cards.py thresholds``.
+
     Returns
     -------
     dict
-        ``log`` (mean training exploitability, % of the pot: the card as given, then after each sweep), ``moves``
-        (:func:`_moves`), ``n_train``, ``seconds``, ``out``.
+        ``log`` (mean training exploitability, % of the pot: the card as given, then after each sweep),
+        ``moves`` (:func:`_moves`: ``(section title, quantity, old, new)`` of each moved split), ``n_train``
+        (training endgames of all databases), ``train_by_db``, ``seconds``, ``out``; ``cost`` (held-out mean
+        exploitability in the first database, % of the pot, or None) and ``held_out`` (per database with
+        held-out endgames: ``db``, ``n``, ``pct_pot``, ``sd``); ``mixes``, ``mixes_log`` (the training figures
+        of the mixes' search; empty without ``mixes``), ``by_position``, ``position_radius``, ``position_log``
+        (likewise); ``card`` (the job's card), ``db`` (the databases joined by " and "), and the written
+        card's ``n_rules``, ``n_conditions`` and ``markdown``.
 
     Raises
     ------
     ValueError
         If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, ``train`` is
-        below 1, ``position_radius`` is not positive (with ``by_position``), or :func:`hunl.distill.position_rules.
-        by_position` refuses ``by_position``.
+        below 1, ``max_test`` is negative, ``steps`` or ``sweeps`` is below 1
+        (:func:`thresholds_by_exploitability`), ``position_radius`` is not positive (with ``by_position``),
+        :func:`hunl.distill.position_rules.by_position` refuses ``by_position``, or ``fixed_cards`` is bad
+        (:func:`hunl.distill.street_cards.load_cards`).
+    FileNotFoundError
+        If the card's JSON, a fixed card's or a database is missing.
     """
     from hunl.distill.card_experiment import _chunks, split_endgames
     from hunl.distill.cards import card_ranges

@@ -167,10 +167,22 @@ def parse_card(card, name: str = "card") -> int:
 def format_card(card: int) -> str:
     """Two-character string of a card index (``0 -> "2s"``, ``51 -> "Ac"``).
 
+    Parameters
+    ----------
+    card : int or str
+        Card index in 0..51 (a card string such as ``"Ah"`` is accepted too and normalised).
+
+    Returns
+    -------
+    str
+        Rank character (upper case) then suit character (lower case), e.g. ``"Ac"``.
+
     Raises
     ------
-    ValueError, TypeError
-        As :func:`parse_card` for an invalid index.
+    ValueError
+        As :func:`parse_card`: an integer outside 0..51 or an unknown card string.
+    TypeError
+        As :func:`parse_card`: ``card`` is neither a string nor an integer.
     """
     c = parse_card(card)
     return RANKS[c // NUM_SUITS] + SUITS[c % NUM_SUITS]
@@ -274,10 +286,23 @@ def combo_index(c1, c2) -> int:
 def parse_combo(text: str, name: str = "combo") -> int:
     """Combo index of a four-character hand such as ``"AsKh"`` (cards in either order).
 
+    Parameters
+    ----------
+    text : str
+        Two cards as :func:`parse_cards` reads them (``"AsKh"``, ``"Kh As"``, ``"as,kh"``).
+    name : str, default "combo"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    int
+        Combo index in 0..1325 (as :func:`combo_index`).
+
     Raises
     ------
     ValueError
-        If ``text`` is not two cards or repeats a card.
+        If ``text`` is not a string, is not two cards (an unknown card, an odd number of characters or a
+        number of cards other than two) or repeats a card.
     """
     cards = parse_cards(text, name) if isinstance(text, str) else None
     if cards is None or len(cards) != 2:
@@ -300,6 +325,16 @@ COMBO_LABELS = tuple(_combo_label(k) for k in range(NUM_COMBOS))
 
 def combo_label(k) -> str:
     """Label of combo ``k``: higher-ranked card first, a pair's cards in suit order s, h, d, c (``"AsKh"``).
+
+    Parameters
+    ----------
+    k : int
+        Combo index in 0..1325 (a Python or numpy integer; not a bool).
+
+    Returns
+    -------
+    str
+        Four characters, e.g. ``"AsKh"`` (the entry ``k`` of :data:`COMBO_LABELS`).
 
     Raises
     ------
@@ -365,10 +400,22 @@ def card_mask(cards) -> np.ndarray:
 def board_conflicts(board) -> np.ndarray:
     """Combos that share a card with ``board`` (0 to 5 distinct cards), bool (1326,).
 
+    Parameters
+    ----------
+    board : str or sequence of str/int
+        The board, in any form :func:`parse_cards` accepts (``""`` for no board).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (1326,)
+        True for every combo holding a board card.
+
     Raises
     ------
     ValueError
-        As :func:`check_board` with ``min_cards=0``.
+        As :func:`check_board` with ``min_cards=0``: an unknown card, a repeated card or more than 5 cards.
+    TypeError
+        If ``board`` is not a string or an iterable of cards (from :func:`parse_cards`).
     """
     return card_mask(check_board(board, min_cards=0, max_cards=5))
 
@@ -376,7 +423,26 @@ def board_conflicts(board) -> np.ndarray:
 def class_cell(high_rank: int, low_rank: int, suited: bool) -> int:
     """Grid cell (``row * 13 + col``) of a hand class given by its ranks (0 = Two ... 12 = Ace).
 
-    ``suited`` is ignored for pairs. Raises ValueError if a rank is outside 0..12 or ``high_rank < low_rank``.
+    ``suited`` is ignored for pairs.
+
+    Parameters
+    ----------
+    high_rank : int
+        Rank of the higher card, 0 (Two) .. 12 (Ace).
+    low_rank : int
+        Rank of the lower card, 0..12, at most ``high_rank`` (equal for a pair).
+    suited : bool
+        Suited class (cell above the diagonal) rather than offsuit (below it).
+
+    Returns
+    -------
+    int
+        Grid cell in 0..168 (row/column 0 is the Ace, 12 the Two; layout as :data:`HAND_CLASS`).
+
+    Raises
+    ------
+    ValueError
+        If a rank is not an integer in 0..12 or ``high_rank < low_rank``.
     """
     if not (_is_int(high_rank) and _is_int(low_rank) and 0 <= low_rank <= high_rank < NUM_RANKS):
         raise ValueError(f"need ranks 0 <= low_rank <= high_rank <= 12, got {high_rank!r}, {low_rank!r}")
@@ -403,6 +469,16 @@ _CELL_OF_LABEL = {label: cell for cell, label in enumerate(HAND_CLASS_LABELS)}
 def hand_class_label(cell) -> str:
     """Label of a grid cell: ``"QQ"`` (pair), ``"AKs"`` (suited, above the diagonal), ``"AKo"`` (offsuit).
 
+    Parameters
+    ----------
+    cell : int
+        Grid cell ``row * 13 + col`` in 0..168 (a Python or numpy integer; not a bool).
+
+    Returns
+    -------
+    str
+        The class label, higher rank first (the entry ``cell`` of :data:`HAND_CLASS_LABELS`).
+
     Raises
     ------
     ValueError
@@ -415,6 +491,17 @@ def hand_class_label(cell) -> str:
 
 def parse_hand_class(label: str) -> int:
     """Grid cell of a class label such as ``"AKs"``, ``"t9o"`` or ``"QQ"`` (higher rank first).
+
+    Parameters
+    ----------
+    label : str
+        Two rank characters (either case), higher first, then ``"s"`` (suited) or ``"o"`` (offsuit, lower
+        case) unless the ranks are equal (a pair, no suffix).
+
+    Returns
+    -------
+    int
+        Grid cell ``row * 13 + col`` in 0..168.
 
     Raises
     ------
@@ -432,7 +519,21 @@ def parse_hand_class(label: str) -> int:
 def class_combos(cell) -> np.ndarray:
     """Combo indices in a grid cell, increasing, int (6,), (4,) or (12,).
 
-    Raises ValueError if ``cell`` is not an integer in 0..168.
+    Parameters
+    ----------
+    cell : int
+        Grid cell ``row * 13 + col`` in 0..168.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (6,), (4,) or (12,)
+        The combos (0..1325) of the cell, increasing: 6 for a pair, 4 for a suited and 12 for an offsuit
+        class; a writable copy.
+
+    Raises
+    ------
+    ValueError
+        If ``cell`` is not an integer in 0..168.
     """
     hand_class_label(cell)
     return _CLASS_ORDER[_CLASS_START[cell]:_CLASS_START[cell + 1]].copy()

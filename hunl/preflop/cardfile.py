@@ -91,10 +91,25 @@ def save_rule_cards(reports: list[BandReport], ante: float, small_blind: float, 
 def load_rule_cards(path=CARDS_PATH) -> list[StoredCard]:
     """All stored cards, band by band (SB's card, then BB's).
 
+    Parameters
+    ----------
+    path : str or pathlib.Path, default :data:`CARDS_PATH`
+        The card file written by :func:`save_rule_cards`; the default is the cards shipped with the package.
+
+    Returns
+    -------
+    list of StoredCard
+        In file order: per band, the cards as stored (SB's, then BB's), each with its band, clauses, fitted
+        costs (mbb/g), MIP status and gap, and the file's ante and small blind (bb).
+
     Raises
     ------
     FileNotFoundError
         If the file does not exist (write it with ``python scripts/preflop_report.py``).
+    json.JSONDecodeError
+        If the file is not valid JSON (a subclass of ValueError).
+    KeyError
+        If a field the file must hold (``"bands"``, ``"cards"``, ``"ante"``, ...) is missing.
     """
     path = Path(path)
     if not path.exists():
@@ -112,7 +127,32 @@ def load_rule_cards(path=CARDS_PATH) -> list[StoredCard]:
 def card_for_stack(stack: float, player: int, ante: float = 0.0, small_blind: float = 0.5,
                    path=CARDS_PATH) -> StoredCard | None:
     """The stored card of ``player`` whose band holds ``stack`` (``lo <= stack < hi``; the top band includes its
-    top), for the same ante and small blind; ``None`` if there is none."""
+    top), for the same ante and small blind; ``None`` if there is none.
+
+    Parameters
+    ----------
+    stack : float
+        Effective stack, in big blinds.
+    player : int
+        0 for the SB's push card, 1 for the BB's call card.
+    ante : float, default 0.0
+        Ante per player, in big blinds; must match the stored game's to 1e-12.
+    small_blind : float, default 0.5
+        Small blind, in big blinds; must match the stored game's to 1e-12.
+    path : str or pathlib.Path, default :data:`CARDS_PATH`
+        The card file to read (:func:`load_rule_cards`).
+
+    Returns
+    -------
+    StoredCard or None
+        The first matching card; ``None`` if the file does not exist, holds no card of ``player`` for this
+        ante and small blind, or no band holds ``stack``.
+
+    Raises
+    ------
+    json.JSONDecodeError, KeyError
+        As :func:`load_rule_cards` for a malformed file (a missing file gives ``None`` instead).
+    """
     try:
         cards = load_rule_cards(path)
     except FileNotFoundError:

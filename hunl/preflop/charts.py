@@ -160,7 +160,30 @@ def chart_grid(sweep: StackSweep, stack, player: int = 0) -> np.ndarray:
 def format_chart(sweep: StackSweep, stack, player: int = 0, tol: float = PURE_TOL) -> str:
     """A 13x13 text chart of one stack: ``##`` played always, two digits the percentage of a mixed hand,
     ``.`` never. Rows and columns A..2, suited above the diagonal, offsuit below. Probabilities within ``tol``
-    of 0 or 1 count as pure (raise it for approximate solutions such as DCFR's)."""
+    of 0 or 1 count as pure (raise it for approximate solutions such as DCFR's).
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    stack : float
+        Effective stack in bb; must be one of ``sweep.stacks`` (to 1e-9).
+    player : int, default 0
+        0 for the SB's pushes, 1 for the BB's calls.
+    tol : float, default :data:`PURE_TOL`
+        Probabilities at least ``1 - tol`` print as ``##``, at most ``tol`` as ``.``; the others print as
+        their percentage rounded and clipped to 1..99.
+
+    Returns
+    -------
+    str
+        14 lines joined by newlines: a header of ranks, then one line per grid row (A..2), two characters per
+        cell.
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1, or ``stack`` is not a stack of the sweep.
+    """
     g = chart_grid(sweep, stack, player)
     lines = ["    " + "  ".join(_GRID_RANKS)]
     for r in range(13):
@@ -187,7 +210,29 @@ def _threshold_text(t: HandThreshold, top: float) -> str:
 
 def format_threshold_chart(sweep: StackSweep, player: int = 0, width: int = 6) -> str:
     """A 13x13 text chart of each hand's threshold stack (``"25+"``: played at every stack of the sweep;
-    ``"-"``: never; ``*``: a gap, listed below the chart with its runs)."""
+    ``"-"``: never; ``*``: a gap, listed below the chart with its runs).
+
+    Thresholds come from :func:`hand_thresholds` and print in bb with one decimal.
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    player : int, default 0
+        0 for the SB's pushes, 1 for the BB's calls.
+    width : int, default 6
+        Width of each column, in characters (entries are right-aligned).
+
+    Returns
+    -------
+    str
+        A header of ranks and one line per grid row (A..2), joined by newlines; if any hand has a gap, a blank
+        line and a line ``"* played only at: ..."`` listing each such hand's runs of stacks (bb).
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1.
+    """
     th = hand_thresholds(sweep, player)
     top = float(sweep.stacks[-1])
     lines = [" " * 3 + "".join(f"{r:>{width}}" for r in _GRID_RANKS)]
@@ -212,7 +257,28 @@ def _grid_axes(ax):
 
 def plot_chart(sweep: StackSweep, stack, player: int = 0, ax=None):
     """Heatmap of the equilibrium probabilities at one stack; mixed hands are outlined and labelled with their
-    percentage. Returns the matplotlib axes."""
+    percentage. Returns the matplotlib axes.
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    stack : float
+        Effective stack in bb; must be one of ``sweep.stacks`` (to 1e-9).
+    player : int, default 0
+        0 for the SB's pushes (green), 1 for the BB's calls (orange).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default a new 5.2 x 5 inch figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on; the title gives the share of all 1,326 combos played (probability-weighted, %).
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1, or ``stack`` is not a stack of the sweep.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
@@ -292,7 +358,26 @@ def plot_threshold_grid(sweep: StackSweep, player: int = 0, ax=None, cap: float 
 def plot_thresholds(sweep: StackSweep, player: int = 0, ax=None):
     """Each hand's equilibrium probability against the stack: one row per hand class, hands ordered by threshold
     (widest-played on top), so the threshold of a hand is where its row stops; gaps show as breaks and mixed
-    stacks in intermediate colours. Returns the axes."""
+    stacks in intermediate colours. Returns the axes.
+
+    Parameters
+    ----------
+    sweep : StackSweep
+    player : int, default 0
+        0 for the SB's pushes (green), 1 for the BB's calls (orange).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default a new 7 x 9 inch figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on: stack (bb) on the x axis, the 169 hand classes on the y axis (``*`` marks a gap).
+
+    Raises
+    ------
+    ValueError
+        If ``player`` is not 0 or 1.
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:

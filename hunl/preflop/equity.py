@@ -40,6 +40,14 @@ FORMAT_VERSION = 1
 def parse_hand(text: str, name: str = "hand") -> tuple[str, int]:
     """Read a hand given as a combo (``"AsKh"``) or a hand class (``"AKs"``, ``"72o"``, ``"QQ"``).
 
+    Parameters
+    ----------
+    text : str
+        A combo of four characters, two cards in either order (``"AsKh"``, ``"KhAs"``), or a class label,
+        higher rank first (:func:`hunl.poker.cards.parse_hand_class`); surrounding whitespace is ignored.
+    name : str, default "hand"
+        Parameter name used in error messages.
+
     Returns
     -------
     (kind, index) : tuple of (str, int)

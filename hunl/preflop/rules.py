@@ -66,6 +66,19 @@ def band_rows(sweep: StackSweep, band, last: bool | None = None) -> np.ndarray:
     """Rows of the sweep with ``lo <= stack < hi`` (``<= hi`` when ``last``, default: when ``hi`` is the top of
     the sweep).
 
+    Parameters
+    ----------
+    sweep : StackSweep
+    band : tuple of (float, float)
+        ``(lo, hi)``, stacks in big blinds (compared to 1e-9).
+    last : bool, optional
+        Include ``hi`` itself; default: if ``hi`` is at least the largest stack of the sweep.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (R,)
+        Increasing row indices into ``sweep.stacks`` (and ``sweep.push``/``sweep.call``), R >= 1.
+
     Raises
     ------
     ValueError

@@ -50,6 +50,18 @@ def spot_to_dict(spot: Spot) -> dict:
     (:meth:`~hunl.solver.spot.Spot.to_dict`: sizes as text, ranges as their text or as 1,326 weights -- exact, floats
     round-trip through JSON) plus its ``source`` and ``kind``.
 
+    Parameters
+    ----------
+    spot : hunl.solver.spot.Spot
+        The spot to store.
+
+    Returns
+    -------
+    dict
+        ``{"spot": spot.to_dict(), "raise_cap": int or None, "source": str or None, "kind": str}``; the
+        ``raise_cap`` entry keeps ``None`` (no cap), which the spot file writes as
+        :data:`~hunl.solver.spot.UNCAPPED`.
+
     Raises
     ------
     TypeError
@@ -62,6 +74,17 @@ def spot_to_dict(spot: Spot) -> dict:
 
 def spot_from_dict(data: dict) -> Spot:
     """The spot of :func:`spot_to_dict` (validated by :func:`hunl.solver.spot_files.parse_spot`).
+
+    Parameters
+    ----------
+    data : dict
+        A dictionary of :func:`spot_to_dict` (e.g. read back from JSON): ``"spot"`` (required), and optionally
+        ``"raise_cap"``, ``"source"`` and ``"kind"`` (default ``"spot"``).
+
+    Returns
+    -------
+    hunl.solver.spot.Spot
+        The validated spot, with the stored raise cap, source and kind.
 
     Raises
     ------
@@ -81,7 +104,30 @@ def spot_from_dict(data: dict) -> Spot:
 def spot_of_game(game, settings: SolverSettings | None = None, name: str = "endgame") -> Spot:
     """A :class:`~hunl.solver.spot.Spot` that rebuilds ``game`` (a :class:`~hunl.solver.game.HoldemEndgame`):
     its board, ranges, pot, stack, big blind, bet sizes, raise cap, all-in and merging thresholds, rake and suit
-    isomorphism."""
+    isomorphism.
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+        The endgame (chips: pot, stack and big blind are taken from it).
+    settings : SolverSettings, optional
+        Solver settings for the spot (default ``SolverSettings()``); their
+        ``isomorphism`` is replaced by whether ``game`` uses suit isomorphism.
+    name : str, default "endgame"
+        The spot's name (letters, digits, ``_.-``).
+
+    Returns
+    -------
+    hunl.solver.spot.Spot
+        The spot (ranges as 1,326 weights per player); a raise cap of :data:`~hunl.solver.spot.UNCAPPED` or
+        more becomes ``None``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a valid spot name, or another field breaks a rule of
+        :class:`~hunl.solver.spot.Spot`.
+    """
     cfg = game.config
     settings = settings or SolverSettings()
     settings = settings.replace(isomorphism=bool(game.betting.symmetries.shape[0] > 1))
@@ -127,6 +173,11 @@ def save_solution(solution, path, spot: Spot | None = None) -> Path:
 def load_archive(path):
     """The spot, its rebuilt game and the solver state of an archive, checked against each other.
 
+    Parameters
+    ----------
+    path : path-like
+        An archive written by :func:`save_solution`.
+
     Returns
     -------
     spot : Spot
@@ -158,10 +209,27 @@ def load_solution(path, threads: int | None = None):
     :func:`~hunl.solver.solve.solve_endgame` (strategy, exploitability recomputed from the restored state, the
     saved convergence log and iteration count; ``solution.spot`` set).
 
+    Parameters
+    ----------
+    path : path-like
+        An archive written by :func:`save_solution`.
+    threads : int, optional
+        Threads of the solver run that restores the state and recomputes the exploitability (default: the
+        saved spot's ``solver.threads``).
+
+    Returns
+    -------
+    EndgameSolution
+        With ``spot`` the saved spot and ``memory_estimate_mb`` the game's memory estimate for the saved
+        storage mode and ``threads`` (MiB).
+
     Raises
     ------
-    FileNotFoundError, ValueError
+    FileNotFoundError
         As :func:`load_archive`.
+    ValueError
+        As :func:`load_archive`; also if ``threads`` is not an integer >= 1 (from
+        :func:`games.core.cfr.solve_cfr`).
     """
     from hunl.solver.solve import endgame_solution
 
@@ -268,6 +336,13 @@ def read_locks_file(game, path) -> dict:
 
         ["check/bet 500"]
         KK = [0.0, 0.3, 0.7, 0.0]
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+        The endgame the locks are for (its tree and ranges).
+    path : path-like
+        The locks file: TOML if its suffix is ``.toml`` (any case), JSON otherwise.
 
     Returns
     -------

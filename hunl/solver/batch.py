@@ -437,12 +437,26 @@ def _atomic_json(path: Path, obj) -> None:
 def read_batch(out_dir) -> tuple[dict, dict]:
     """The manifest and the stored rows (board text -> row) of a batch directory.
 
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        A batch directory of :func:`run_batch` (``manifest.json`` and ``boards/<board>.json``).
+
+    Returns
+    -------
+    manifest : dict
+        The content of ``manifest.json`` (``format``, ``hash``, ``template``, ``template_path``, ``dtype``,
+        ``boards``, ``weights``, ``spec``, ``seed``).
+    rows : dict
+        ``{board text: row}``: the per-board rows (:data:`COLUMNS` and the frequency columns; EVs in chips) of
+        the board files whose ``hash`` is the manifest's; files of another hash are skipped.
+
     Raises
     ------
     FileNotFoundError
         If the directory has no ``manifest.json``.
     ValueError
-        If the manifest or a board file is not valid JSON of this format (the message names the file).
+        If the manifest or a board file is not valid JSON (the message names the file).
     """
     out = Path(out_dir)
     path = out / "manifest.json"

@@ -300,10 +300,26 @@ def save_endgame(endgame: LibratusEndgame, path) -> Path:
 
     Stack and blinds are not part of the format: the loader assumes 20,000 chips and 50/100 blinds.
 
+    Parameters
+    ----------
+    endgame : LibratusEndgame
+        The endgame to write: its round (3 = turn, 4 = river), board, pot (chips; written as an integer when
+        it is one) and the 2 x 1,326 reach probabilities (out-of-position player first), as exact ``repr``
+        floats.
+    path : str or os.PathLike
+        The file to write (replaced if it exists; its directory must exist).
+
     Returns
     -------
     pathlib.Path
         The file written.
+
+    Raises
+    ------
+    TypeError
+        If ``endgame`` is not a :class:`LibratusEndgame`.
+    OSError
+        If the file cannot be written (e.g. its directory does not exist).
     """
     if not isinstance(endgame, LibratusEndgame):
         raise TypeError(f"endgame must be a LibratusEndgame, got {type(endgame).__name__}")

@@ -32,10 +32,20 @@ def check_chips(pot: float, stack: float, pot_name: str = "pot", stack_name: str
 
     ``pot`` and ``stack`` are finite numbers already checked for sign.
 
+    Parameters
+    ----------
+    pot : float
+        Chips in the pot at the start of the endgame (> 0).
+    stack : float
+        Chips behind each player (>= 0).
+    pot_name, stack_name : str
+        Names of the two amounts in error messages (e.g. the spot-file fields).
+
     Raises
     ------
     ValueError
-        Naming ``pot_name`` (and ``stack_name`` when the stack is what exceeds the bound).
+        Naming ``pot_name`` (and ``stack_name`` when the stack is what exceeds the bound): ``pot`` above
+        :data:`MAX_CHIPS`, or ``pot + 2 * stack`` above it.
     """
     if pot > MAX_CHIPS:
         raise ValueError(f"{pot_name} must be at most 2**53 = {MAX_CHIPS:.4g} chips (the largest whole number of "
@@ -48,10 +58,23 @@ def check_chips(pot: float, stack: float, pot_name: str = "pot", stack_name: str
 def check_big_blind(big_blind, name: str = "big_blind") -> float:
     """Return the big blind as a float after checking it is a finite number in ``[MIN_BIG_BLIND, MAX_CHIPS]``.
 
+    Parameters
+    ----------
+    big_blind : float
+        The big blind, in chips (anything ``float()`` converts, except a bool).
+    name : str, default "big_blind"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    float
+        ``float(big_blind)``, in chips.
+
     Raises
     ------
     ValueError
-        Naming ``name``.
+        Naming ``name``: ``big_blind`` is a bool, not convertible to float, NaN, or outside
+        ``[MIN_BIG_BLIND, MAX_CHIPS]`` (2**-30 to 2**53 chips).
     """
     try:
         bb = float(big_blind)
@@ -67,10 +90,27 @@ def check_rake(rate, cap, rate_name: str = "rake_rate", cap_name: str = "rake_ca
     """Return ``(rate, cap)`` as floats after checking the rake: ``rate`` a number in ``[0, 1)`` (a fraction of
     the pot), ``cap`` a number of chips ``>= 0`` (``inf`` for no cap).
 
+    Parameters
+    ----------
+    rate : float
+        Rake rate, a fraction of the pot in ``[0, 1)`` (anything ``float()`` converts, except a bool).
+    cap : float
+        Most chips raked at one terminal, ``>= 0``; ``inf`` for no cap.
+    rate_name, cap_name : str
+        Names of the two values in error messages (e.g. ``"rake.rate"`` of a spot file).
+
+    Returns
+    -------
+    rate : float
+        The rake rate (fraction of the pot).
+    cap : float
+        The rake cap (chips; ``inf`` for no cap).
+
     Raises
     ------
     ValueError
-        Naming ``rate_name`` or ``cap_name`` and the broken rule.
+        Naming ``rate_name`` or ``cap_name`` and the broken rule: a bool, a value not convertible to float or
+        NaN, a rate outside ``[0, 1)``, or a negative cap.
     """
     out = []
     for value, name in ((rate, rate_name), (cap, cap_name)):

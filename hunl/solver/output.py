@@ -295,6 +295,17 @@ def _node_mask(game, nodes):
 def write_strategy_parquet(solution, path, rows_per_group: int = ROWS_PER_GROUP) -> Path:
     """Write :func:`strategy_table` to Parquet, a row group at a time (bounded memory on turn endgames).
 
+    Parameters
+    ----------
+    solution : hunl.solver.solve.EndgameSolution
+    path : path-like
+        The file to write (zstd-compressed; replaced if it exists). Every decision node is written; the
+        columns are those of the module docstring (``probability``; ``ev`` and ``hand_ev`` in chips;
+        ``equity``).
+    rows_per_group : int, default :data:`ROWS_PER_GROUP`
+        Rows per batch built in memory and written at once (whole nodes: a batch holds the nodes whose first
+        row falls in one block of ``rows_per_group`` rows, so it may exceed it by up to one node's rows).
+
     Returns
     -------
     pathlib.Path
@@ -401,6 +412,19 @@ def write_strategy_json(solution, path, full: bool = False) -> Path:
 def write_summary(solution, path, spot=None) -> Path:
     """Write :meth:`EndgameSolution.summary` (plus ``spot.info()`` under ``"spot"``) as JSON.
 
+    Parameters
+    ----------
+    solution : hunl.solver.solve.EndgameSolution
+    path : path-like
+        The file to write (indented JSON; replaced if it exists).
+    spot : hunl.solver.spot.Spot, optional
+        Its :meth:`~hunl.solver.spot.Spot.info` is added under ``"spot"``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
     Raises
     ------
     ValueError
@@ -505,9 +529,24 @@ def first_decision_ev_figure(solution, title: str | None = None):
     cell (chips, range-weighted mean over its combos) and its all-in equity against the opponent's range
     (0..1; no equity panel on flop endgames). Values from :meth:`hunl.solver.solve.EndgameSolution.node_report`.
 
+    Parameters
+    ----------
+    solution : hunl.solver.solve.EndgameSolution
+    title : str, optional
+        Figure title (default: street, board, pot, stack and the acting player).
+
     Returns
     -------
     matplotlib.figure.Figure
+        One or two panels: the EV (chips; colour scale symmetric about 0), then the equity (printed in %)
+        when the range equity at the root is finite. Each is the 13x13 grid of
+        :func:`~hunl.poker.cards.grid_average` of the per-combo values, weighted by the node report's
+        ``weight`` (range weight times reach); cells with no weight are grey.
+
+    Raises
+    ------
+    ValueError
+        If the root is not a decision node (from :meth:`~hunl.solver.solve.EndgameSolution.node_report`).
     """
     import matplotlib
 
@@ -573,9 +612,26 @@ def save_png(fig, path, dpi: int = 110, colors: int = 256) -> Path:
     """Save a figure as a palette PNG (``colors`` colours, adaptive palette): about a third of the size of
     matplotlib's RGBA output, with no visible loss on heatmaps and text.
 
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to save.
+    path : path-like
+        The PNG file to write (replaced if it exists; its directory must exist).
+    dpi : int, default 110
+        Resolution, dots per inch.
+    colors : int, default 256
+        Size of the palette (median-cut quantisation), 1..256.
+
     Returns
     -------
     pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If ``colors`` is not in 1..256 (from Pillow).
     """
     import io
 

@@ -157,6 +157,19 @@ def node_reach(solution, node) -> np.ndarray:
     """``(2, Hm)`` float64: each player's own reach (product of his average-strategy probabilities on the path
     from the root) of each of his hands at ``node`` (1 at the root; chance not included).
 
+    Parameters
+    ----------
+    solution : hunl.solver.solve.EndgameSolution
+        The solved endgame (its average strategy).
+    node : int or str
+        Any node of the tree: a public node id or its action history (``"check/bet 250"``, ``""`` the root).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (2, Hm)
+        ``reach[p, h]`` for player ``p`` and his hand ``h`` (in the order of ``game.combos[p]``), in [0, 1];
+        ``Hm = game.max_hands``, and the padding columns ``h >= game.num_hands[p]`` are 1.
+
     Raises
     ------
     ValueError

@@ -156,10 +156,25 @@ def _out_dir(out, spot) -> Path:
 def open_archive(archive, out=None, full_json: bool = False, plot: bool = True, quiet: bool = False):
     """Re-open a saved solve without solving (:func:`hunl.solver.archive.load_solution`) and write its outputs.
 
+    Parameters
+    ----------
+    archive : str or os.PathLike
+        An archive written by ``--save`` (:func:`hunl.solver.archive.save_solution`).
+    out : str or os.PathLike, optional
+        Output directory (default ``data/spots/<spot name>/``), checked writable before anything is written.
+    full_json, plot : bool
+        See :func:`hunl.solver.output.write_outputs`.
+    quiet : bool, default False
+        No message on stderr.
+
     Returns
     -------
-    spot, solution, files
-        As :func:`solve_spot_file`.
+    spot : hunl.solver.spot.Spot
+        The saved spot.
+    solution : hunl.solver.solve.EndgameSolution
+        The restored solution (exploitability recomputed), with ``spot`` set.
+    files : hunl.solver.output.SpotOutputs
+        The files written.
 
     Raises
     ------

@@ -213,7 +213,25 @@ def solve_endgame(game: HoldemEndgame, algorithm: str | SolverSettings = "dcfr",
 def endgame_solution(game: HoldemEndgame, result: CFRResult, memory_estimate_mb: float = float("nan"),
                      spot=None) -> EndgameSolution:
     """The :class:`EndgameSolution` of a :class:`~games.core.cfr.CFRResult` on ``game`` (the poker units of its
-    exploitability; peak memory read now)."""
+    exploitability; peak memory read now).
+
+    Parameters
+    ----------
+    game : HoldemEndgame
+        The endgame solved (its pot and big blind convert the exploitability, chips, to the other units).
+    result : games.core.cfr.CFRResult
+        The solver's output on ``game``.
+    memory_estimate_mb : float, default nan
+        The memory estimate made before solving, MiB (NaN when none was made).
+    spot : hunl.solver.spot.Spot, optional
+        The spot the endgame was built from, stored as the solution's ``spot``.
+
+    Returns
+    -------
+    EndgameSolution
+        Exploitability (NashConv / 2) in chips, % of the pot, big blinds per hand and mbb/g; ``algorithm``
+        the config's name; ``peak_memory_mb`` the process's peak resident memory so far (MiB).
+    """
     ex = result.exploitability.exploitability
     return EndgameSolution(
         game=game,

@@ -196,8 +196,23 @@ def marginals(probs) -> tuple[np.ndarray, np.ndarray]:
 def pmf_to_cdf(pmf) -> np.ndarray:
     """Cumulative distribution over ordered hands: ``cdf[..., k] = P(hand <= k)``, shape unchanged.
 
-    The last entry is set to exactly 1 when the input sums to 1 within rounding, so that cdf features of
-    equal distributions compare equal.
+    The last entry is set to exactly 1 when the input sums to 1 within rounding (``1e-12``), so that cdf
+    features of equal distributions compare equal. The input is not checked to be a pmf.
+
+    Parameters
+    ----------
+    pmf : array_like of float, shape ``(..., n)``
+        Probability mass functions over ordered hands (index 0 = worst) along the last axis.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(..., n)``
+        The cdfs, ``cdf[..., k] = pmf[..., 0] + ... + pmf[..., k]``. (A scalar input gives shape ``(1,)``.)
+
+    Raises
+    ------
+    ValueError
+        If ``pmf`` cannot be converted to float.
     """
     p = np.asarray(pmf, dtype=np.float64)
     c = np.cumsum(p, axis=-1)

@@ -409,14 +409,27 @@ def _malloc_trim():
 
 
 def deal(n: int, workers: int) -> list[np.ndarray]:
-    """Positions ``0 .. n-1`` dealt round-robin into ``min(workers, n)`` parts (at least one): each part an int64
-    array, ``parts[k] = [k, k + w, k + 2w, ...]``, so work listed in blocks of unequal cost (e.g. river endgames,
-    then turn endgames) is shared evenly by :class:`ShardWorkers`.
+    """Positions ``0 .. n-1`` dealt round-robin into ``min(workers, n)`` parts (at least one): each part an
+    int64 array, ``parts[k] = [k, k + w, k + 2w, ...]``, so work listed in blocks of unequal cost (e.g. river
+    endgames, then turn endgames) is shared evenly by :class:`ShardWorkers`.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (e.g. training endgames), ``n >= 1``.
+    workers : int
+        Number of parts wanted, ``workers >= 1``; at most ``n`` parts are made.
+
+    Returns
+    -------
+    list of numpy.ndarray of int64
+        ``w = min(workers, n)`` arrays; ``parts[k]`` holds the positions ``k, k + w, k + 2w, ... < n``.
+        Together they hold every position once.
 
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``workers < 1``.
+        If ``n < 1`` or ``workers < 1``, or either is not an integer.
     """
     n, workers = check_int("n", n, 1), check_int("workers", workers, 1)
     k = min(workers, n)

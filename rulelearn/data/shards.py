@@ -166,9 +166,35 @@ def _array_field(field_: pa.Field) -> tuple[tuple[int, ...], np.dtype] | None:
 
 
 def column_to_numpy(table: pa.Table, name: str, out: np.ndarray | None = None) -> np.ndarray:
-    """Column ``name`` of ``table`` as one array of shape ``(rows, ...)`` (an array column with the shape stored in
-    its field's metadata), copied chunk by chunk into the result (``out``, if given, for an array column): no
-    combined Arrow copy of a column of many shards (GBs for turn endgames' strategies)."""
+    """Column ``name`` of ``table`` as one array of shape ``(rows, ...)`` (an array column with the shape
+    stored in its field's metadata), copied chunk by chunk into the result (``out``, if given, for an array
+    column): no combined Arrow copy of a column of many shards (GBs for turn endgames' strategies).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A table written by this module (array columns are fixed-size lists with their row shape in the field's
+        metadata).
+    name : str
+        The column to read.
+    out : numpy.ndarray, optional
+        For an array column: the array to fill, shape ``(table.num_rows,) + row shape``; ignored for a scalar
+        column. Default: a new array.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(table.num_rows,)`` for a scalar column (Arrow's conversion: e.g. int64, bool, object for
+        strings), ``(table.num_rows,) + row shape`` for an array column, of the dtype of its values (e.g.
+        float16 or float32). ``out`` itself when given for an array column.
+
+    Raises
+    ------
+    KeyError
+        If ``table`` has no column ``name``.
+    ValueError
+        If ``out`` does not have the shape of the column.
+    """
     array = _array_field(table.schema.field(name))
     if array is None:
         return table.column(name).to_numpy()
@@ -186,13 +212,26 @@ def column_to_numpy(table: pa.Table, name: str, out: np.ndarray | None = None) -
 def tables_to_numpy(tables: list[pa.Table]) -> dict[str, np.ndarray]:
     """The rows of ``tables`` (same schema), in order, as one array per column (:func:`column_to_numpy`).
 
-    ``tables`` is emptied as it is read: each table is freed once its rows are copied, so the peak is the arrays
-    plus one table, not the arrays plus every table (GBs for turn endgames' strategies).
+    ``tables`` is emptied as it is read: each table is freed once its rows are copied, so the peak is the
+    arrays plus one table, not the arrays plus every table (GBs for turn endgames' strategies).
+
+    Parameters
+    ----------
+    tables : list of pyarrow.Table
+        Tables with the schema of the first (e.g. the checked shards of a database); emptied in place.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Column name -> the column's rows of all tables, in order, shape ``(total rows, ...)`` (see
+        :func:`column_to_numpy` for the shapes and dtypes); keys in the order of the first table's schema.
 
     Raises
     ------
     ValueError
         If ``tables`` is empty.
+    KeyError
+        If a later table lacks a column of the first.
     """
     if not tables:
         raise ValueError("tables must hold at least one table")
@@ -263,8 +302,19 @@ def _check_table(table: pa.Table, start: int, stop: int, whole: bool = True) -> 
 def content_digest(table: pa.Table) -> str:
     """sha256 of a table's decoded contents: column names, Arrow types and values in a canonical byte form.
 
-    It does not depend on the Parquet encoding (compression, page layout, pyarrow version), only on the values,
-    so a shard re-encoded unchanged keeps its digest and a shard whose values were edited does not.
+    It does not depend on the Parquet encoding (compression, page layout, pyarrow version), only on the
+    values, so a shard re-encoded unchanged keeps its digest and a shard whose values were edited does not.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A shard's table (array columns as fixed-size lists).
+
+    Returns
+    -------
+    str
+        The sha256 as 64 hexadecimal digits (the ``content_sha256`` of a shard's own record,
+        :data:`SHARD_METADATA`).
     """
     h = hashlib.sha256()
     for name in table.column_names:
@@ -306,6 +356,31 @@ def encode_shard(columns: dict[str, np.ndarray], start: int, stop: int, identity
 
     ``identity`` (family, family_params, config, seed) is stored in the shard's own record with its range and
     :func:`content_digest`, so that the shard can be checked without the manifest.
+
+    Parameters
+    ----------
+    columns : dict of str to numpy.ndarray
+        Column name -> one row per game, shape ``(stop - start, ...)`` (an array column keeps its row shape).
+        Must hold ``game_id`` (exactly ``start .. stop-1``) and ``verified`` (bool); no null, and no NaN in a
+        float column of a verified game.
+    start : int
+        Id of the shard's first game.
+    stop : int
+        One past the id of its last game.
+    identity : dict, optional
+        The database's ``family``, ``family_params``, ``config`` and ``seed`` (JSON-serialisable), stored in
+        the shard's own record.
+
+    Returns
+    -------
+    ShardPayload
+        The range, the Parquet bytes (zstd), their sha256 and the number of games not verified.
+
+    Raises
+    ------
+    RuntimeError
+        If the shard fails a check: wrong row count or ids, a missing ``game_id`` or ``verified`` column, a
+        ``verified`` column not of type bool, a null value, or a NaN in a verified game.
     """
     table = _to_table(columns)
     try:

@@ -32,10 +32,26 @@ class Split:
 def split_games(n_games: int, test_fraction: float = 0.2, seed: int = 0) -> Split:
     """A seeded random train/test split of ``n_games`` games (the paper uses 80/20).
 
+    Parameters
+    ----------
+    n_games : int
+        Number of games (rows of the loaded columns) to split.
+    test_fraction : float, default 0.2
+        Fraction of the games in the test set, in ``(0, 1)``; the test set has ``round(n_games *
+        test_fraction)`` games.
+    seed : int, default 0
+        Seed of the permutation (``numpy.random.default_rng(seed)``); the split is a function of it.
+
+    Returns
+    -------
+    Split
+        ``train`` and ``test``: disjoint sorted int64 arrays of row indices in ``0 .. n_games-1``, together
+        every row.
+
     Raises
     ------
     ValueError
-        If ``test_fraction`` is not in ``(0, 1)`` or either side would be empty.
+        If ``test_fraction`` is not in ``(0, 1)`` or either side would be empty, or ``seed`` is negative.
     """
     check_real("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
     perm = np.random.default_rng(seed).permutation(n_games)
@@ -46,8 +62,25 @@ def split_games(n_games: int, test_fraction: float = 0.2, seed: int = 0) -> Spli
 
 
 def disjoint_subsets(n_total: int, n_games: int, repeats: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """``repeats`` random sorted subsets of ``n_games`` of the rows ``0 .. n_total-1``, disjoint when the pool is
-    large enough (otherwise each drawn independently).
+    """``repeats`` random sorted subsets of ``n_games`` of the rows ``0 .. n_total-1``, disjoint when the pool
+    is large enough (otherwise each drawn independently).
+
+    Parameters
+    ----------
+    n_total : int
+        Number of rows to draw from (the games loaded).
+    n_games : int
+        Size of each subset, at most ``n_total``.
+    repeats : int
+        Number of subsets.
+    rng : numpy.random.Generator
+        Source of randomness; the subsets are a function of its state (which they advance).
+
+    Returns
+    -------
+    list of numpy.ndarray of int64
+        ``repeats`` sorted arrays of ``n_games`` distinct row indices each; pairwise disjoint if
+        ``n_games * repeats <= n_total``.
 
     Raises
     ------

@@ -93,7 +93,30 @@ class GroupCardConfig:
 
 def plain_strategy(strategy, tolerance: float = 0.05) -> np.ndarray:
     """Every row (a hand's mix over actions) of ``strategy`` rounded to a plain mix ``k in d``
-    (:func:`rulelearn.rules.plain.plain_fractions`); rows summing to 0 stay 0."""
+    (:func:`rulelearn.rules.plain.plain_fractions`); rows summing to 0 stay 0.
+
+    Parameters
+    ----------
+    strategy : array_like of float, shape ``(..., B)``
+        Mixes over ``B`` actions along the last axis, e.g. a group's strategy ``(d, B)`` (one row per hand);
+        each row non-negative (renormalised before rounding).
+    tolerance : float, default 0.05
+        Largest change of an action probability allowed by the rounding: the smallest denominator among
+        :data:`rulelearn.rules.plain.PLAIN_DENOMINATORS` that keeps every entry within it is used (the one
+        with the least largest error if none does).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape of ``strategy``
+        Each row ``counts / d``, summing to 1; a row whose sum is not positive (or is NaN) is all zeros.
+
+    Raises
+    ------
+    ValueError
+        If a row with a positive sum has a negative or non-finite entry.
+    IndexError
+        If ``strategy`` is a scalar.
+    """
     s = np.asarray(strategy, dtype=np.float64)
     flat = s.reshape(-1, s.shape[-1])
     out = np.zeros_like(flat)

@@ -228,10 +228,24 @@ def _exploitability_sum(games: SolvedGames, mask: np.ndarray, strategy: np.ndarr
 def summarise_frontier(frontier: pd.DataFrame) -> pd.DataFrame:
     """Mean, standard deviation, min and max over seeds of the held-out exploitability (chips).
 
+    Parameters
+    ----------
+    frontier : pandas.DataFrame
+        One row per (seed, method, leaf kind, leaves), as the first result of :func:`rule_frontier`; read are
+        ``method``, ``leaf_kind``, ``n_leaves`` and ``test_exploitability`` (player 1's held-out mean
+        exploitability of one split, chips).
+
     Returns
     -------
     pandas.DataFrame
         Columns ``method``, ``leaf_kind``, ``n_leaves``, ``mean``, ``std``, ``min``, ``max``, ``n_seeds``.
+        One row per (method, leaf kind, leaves), sorted by them; the statistics are over the splits, in chips
+        (``std`` is the sample standard deviation, NaN for one split); ``n_seeds`` counts the splits.
+
+    Raises
+    ------
+    KeyError
+        If ``frontier`` lacks one of the columns read.
     """
     g = frontier.groupby(["method", "leaf_kind", "n_leaves"])["test_exploitability"]
     out = g.agg(["mean", "std", "min", "max", "count"]).reset_index()
@@ -348,8 +362,42 @@ def lp_games_study(games: SolvedGames, seed: int, sizes=(100, 200, 300, 600, 120
     """Held-out mean exploitability (chips) of the optimal strategy of a group fitted on ``m`` of its games.
 
     Groups: all training games of the split ``seed``, and the leaves of its CART tree with ``n_groups`` leaves
-    (groups of a few thousand games, like the frontier's leaves). For each group and ``m`` (at most the group's
-    size), ``repeats`` random subsamples of ``m`` training games are fitted and scored on the group's test games.
+    (groups of a few thousand games, like the frontier's leaves). For each group and ``m`` (at most the
+    group's size), ``repeats`` random subsamples of ``m`` training games are fitted and scored on the group's
+    test games.
+
+    Parameters
+    ----------
+    games : SolvedGames
+        The loaded solution database; its family must provide ``optimal_group_strategy``
+        (:class:`~rulelearn.family.GroupOptimizingFamily`).
+    seed : int
+        Seed of the 80/20 train/test split (:func:`~rulelearn.data.splits.split_games`), of the CART tree's
+        ``random_state`` and of the subsamples.
+    sizes : sequence of int, default ``(100, 200, 300, 600, 1200, 2400)``
+        The numbers ``m`` of training games an LP is fitted on; sizes above a group's training games are
+        skipped for that group.
+    repeats : int, default 4
+        Random subsamples per group and size (at least 2 for a finite ``std over subsamples``).
+    n_groups : int, default 4
+        Leaves of the CART tree (on the whole cdf, ``Representation("cdf", None)``) whose leaves are the
+        smaller groups.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, size): ``group`` (``"all games"`` or ``"CART leaf i of n"``), ``train games``,
+        ``test games``, ``LP games`` (``m``), ``held-out exploitability`` (mean over the subsamples of
+        player 1's mean exploitability on the group's test games, chips), ``std over subsamples`` (chips,
+        sample standard deviation) and ``LP CPU time (s)`` (mean CPU seconds of this process per LP).
+
+    Raises
+    ------
+    ValueError
+        If the split has an empty side, or the CART tree cannot grow ``n_groups`` leaves (``n_groups < 1``
+        included).
+    AttributeError
+        If the family has no ``optimal_group_strategy``.
     """
     data = games.represent(Representation("cdf", None))
     X, names = data.X, data.feature_names

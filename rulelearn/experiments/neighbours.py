@@ -212,10 +212,37 @@ def kmedoids_paper_scale(games: SolvedGames, ks=(5, 10, 15), n_games: int = 1000
                          metrics=EMD_METRICS) -> pd.DataFrame:
     """:func:`kmedoids_errors` on ``repeats`` disjoint subsets of ``n_games`` games (the paper: 1,000).
 
+    Parameters
+    ----------
+    games : SolvedGames
+        The loaded solution database.
+    ks : sequence of int, default (5, 10, 15)
+        Numbers of clusters (medoids).
+    n_games : int, default 1000
+        Games per subset; at most ``len(games)``. The subsets are disjoint when ``n_games * repeats`` games
+        are loaded, else drawn independently (:func:`~rulelearn.data.splits.disjoint_subsets`).
+    repeats : int, default 10
+        Number of subsets, at least 1.
+    test_fraction : float, default 0.2
+        Share of each subset held out for scoring, in ``(0, 1)``.
+    seed : int, default 0
+        Seed of the subsets; subset ``r`` is split, and its medoids chosen, with seed ``seed + r``.
+    metrics : sequence of str, default :data:`EMD_METRICS`
+        Input distances (``"cdf"``, ``"pdf"``).
+
     Returns
     -------
     pandas.DataFrame
         The columns of :func:`kmedoids_errors` plus ``repeat``.
+        One row per (subset, metric, k); ``repeat`` is the subset's number ``0 .. repeats-1``; ``emd`` is the
+        mean output EMD, the exploitability columns player 1's (chips), on the subset's held-out games.
+
+    Raises
+    ------
+    ValueError
+        If ``n_games`` exceeds the games loaded, ``repeats < 1``, ``test_fraction`` is not in ``(0, 1)`` or a
+        subset's split would have an empty side, a metric is not in :data:`EMD_METRICS`, or a ``k`` is not
+        a valid number of clusters for the training games.
     """
     rng = np.random.default_rng(seed)
     parts = []

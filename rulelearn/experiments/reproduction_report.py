@@ -359,8 +359,35 @@ def _medoid_tree(res, v: dict[str, str], b: dict[str, str]) -> None:
 
 
 def collect(res) -> tuple[dict[str, str], dict[str, str]]:
-    """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown), one section after the
-    other (each fills both)."""
+    """The doc's numbers (``values``, formatted strings) and tables (``blocks``, markdown), one section after
+    the other (each fills both).
+
+    The sections: set-up (database, splits, stage times), the depth sweep (*Games*, Figures 4 and 6), the
+    action-size tree (Figure 5), AAAI-W Table 1, 1-NN (Section 4.1), k-medoids (Section 4.3) and the medoid
+    tree (Section 4.4).
+
+    Parameters
+    ----------
+    res : rulelearn.experiments.reproduction.Results
+        A complete reproduction's results: the sweep of all ten representations, the 1-NN variants ``cdf``,
+        ``pdf`` and ``cdf-card-cdf``, k-medoids, the medoid trees and ``family``, a registered family name.
+
+    Returns
+    -------
+    values : dict of str to str
+        The doc's marked values by key, formatted (e.g. ``"0.0123"``, ``"20,000"``, ``"45%"``); exploitability
+        in chips.
+    blocks : dict of str to str
+        The doc's marked blocks by key: markdown tables and lists, each ending in a newline.
+
+    Raises
+    ------
+    KeyError
+        If ``res`` lacks a representation, variant or column the doc reports.
+    ValueError
+        If ``res.family`` names no family (:func:`~rulelearn.family.load_family`), or the Figure 5 tree has no
+        rule.
+    """
     values: dict[str, str] = {}
     blocks: dict[str, str] = {}
     for section in (_setup, _depth_sweep, _figure5, _table1, _knn, _kmedoids, _medoid_tree):

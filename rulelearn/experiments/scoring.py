@@ -84,13 +84,32 @@ def score_policy(learner: str, representation: str, size: tuple[int, str], predi
 
 
 def held_out_scores(games: SolvedGames, pred: np.ndarray, truth: np.ndarray) -> dict:
-    """Mean output EMD of ``pred`` to ``truth`` and player 1's exploitability (mean, median, max; chips) in the
-    held-out ``games``.
+    """Mean output EMD of ``pred`` to ``truth`` and player 1's exploitability (mean, median, max; chips) in
+    the held-out ``games``.
+
+    Parameters
+    ----------
+    games : SolvedGames
+        The held-out games (e.g. ``games.subset(split.test)``); their family scores ``pred``
+        (:meth:`SolvedGames.player1_exploitability`).
+    pred : numpy.ndarray of float, shape ``(G, d, B)``
+        Player 1's predicted strategy in each of the ``G`` games (rows over ``B`` actions sum to 1).
+    truth : numpy.ndarray of float, shape ``(G, d, B)``
+        The games' equilibrium strategies.
 
     Returns
     -------
     dict
-        Keys ``emd``, ``exploitability``, ``exploitability_median``, ``exploitability_max``.
+        Keys ``emd`` (mean output EMD, Algorithm 2, in ``[0, 1]``), ``exploitability``,
+        ``exploitability_median``, ``exploitability_max`` (player 1's exploitability over the games, chips);
+        each a float.
+
+    Raises
+    ------
+    ValueError
+        If ``pred`` or ``truth`` contains NaN, has fewer than 2 dimensions or fewer than 2 actions, or their
+        shapes do not broadcast; if the family rejects ``pred`` (e.g. a wrong shape); or if ``games`` is
+        empty.
     """
     expl = games.player1_exploitability(pred)
     return {"emd": float(np.mean(output_emd(pred, truth))), "exploitability": float(expl.mean()),
@@ -99,8 +118,36 @@ def held_out_scores(games: SolvedGames, pred: np.ndarray, truth: np.ndarray) -> 
 
 def r2(pred: np.ndarray, truth: np.ndarray, per_hand: bool, multioutput: str = "uniform_average") -> float:
     """scikit-learn's regression ``score`` (R^2, by default the uniform average over outputs) of raw action
-    probabilities, per hand or per game; ``multioutput="variance_weighted"`` pools the outputs (1 - total SSE /
-    total variance)."""
+    probabilities, per hand or per game; ``multioutput="variance_weighted"`` pools the outputs (1 - total
+    SSE / total variance).
+
+    Parameters
+    ----------
+    pred : numpy.ndarray of float, shape ``(G, ..., B)``
+        Predicted strategies, e.g. ``(G, d, B)``: ``B`` action probabilities per hand.
+    truth : numpy.ndarray of float, shape of ``pred``
+        The equilibrium strategies.
+    per_hand : bool
+        ``True``: one sample per (game, hand), ``B`` outputs; ``False``: one sample per game, all its action
+        probabilities as outputs.
+    multioutput : {"uniform_average", "variance_weighted"}, default "uniform_average"
+        scikit-learn's ``multioutput`` of :func:`sklearn.metrics.r2_score`.
+
+    Returns
+    -------
+    float
+        R^2, at most 1 (1 for an exact prediction; NaN, with a warning, for fewer than two samples). An
+        output whose truth is constant scores 1 if predicted exactly and 0 otherwise (scikit-learn's
+        ``force_finite``).
+
+    Raises
+    ------
+    ValueError
+        If ``pred`` does not have as many samples as ``truth`` once reshaped, or ``multioutput`` is not one
+        of scikit-learn's values.
+    TypeError
+        If ``multioutput="raw_values"`` with more than one output (a float cannot hold the array).
+    """
     b = truth.shape[-1]
     shape = (-1, b) if per_hand else (truth.shape[0], -1)
     return float(r2_score(truth.reshape(shape), pred.reshape(shape), multioutput=multioutput))

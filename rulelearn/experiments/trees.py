@@ -36,10 +36,23 @@ __all__ = ["ActionValueTree", "DepthSlice", "action_value_tree", "check_depths",
 def check_depths(depths) -> list[int]:
     """Sorted distinct depth limits from a non-empty iterable of non-negative integers.
 
+    Parameters
+    ----------
+    depths : iterable of int
+        Depth limits (the root is depth 0, as ``max_depth`` in scikit-learn); integral floats such as ``3.0``
+        are accepted, repeats dropped.
+
+    Returns
+    -------
+    list of int
+        The distinct depths in increasing order.
+
     Raises
     ------
     ValueError
-        If ``depths`` is empty or holds a negative or non-integer value.
+        If ``depths`` is empty or holds a negative or non-integer value (a bool included).
+    TypeError
+        If ``depths`` is not iterable.
     """
     ds = list(depths)
     if not ds:

@@ -83,13 +83,31 @@ def input_emd(a, b, n_players: int = 2) -> np.ndarray | float:
 
 
 def action_gap_weights(positions, n_bets: int) -> np.ndarray:
-    """Weights ``w`` of shape ``(n_bets - 1,)`` with ``EMD / span = sum_k w_k |F_a(k) - F_b(k)|``: the gaps between
-    consecutive action positions over their span (equal weights ``1 / (n_bets - 1)`` without ``positions``).
+    """Weights ``w`` of shape ``(n_bets - 1,)`` with ``EMD / span = sum_k w_k |F_a(k) - F_b(k)|``: the gaps
+    between consecutive action positions over their span (equal weights ``1 / (n_bets - 1)`` without
+    ``positions``).
+
+    Parameters
+    ----------
+    positions : array_like of float, shape ``(n_bets,)``, or None
+        Where the actions sit on the line, strictly increasing (e.g. the bet sizes in chips, 0 for a check),
+        as in :func:`output_emd`; ``None`` for unit spacing (Algorithm 2).
+    n_bets : int
+        Number of actions, at least 2 (not checked here: ``n_bets = 1`` without ``positions`` divides by
+        zero; the callers check it).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(n_bets - 1,)``
+        Positive weights summing to 1: ``w_k = (x_{k+1} - x_k) / (x_max - x_min)``.
 
     Raises
     ------
     ValueError
-        If ``positions`` does not hold ``n_bets`` strictly increasing numbers.
+        If ``positions`` is not one-dimensional, contains NaN or infinity, or does not hold ``n_bets``
+        strictly increasing numbers.
+    ZeroDivisionError
+        If ``positions`` is ``None`` and ``n_bets == 1``.
     """
     if positions is None:
         return np.full(n_bets - 1, 1.0 / (n_bets - 1))

@@ -505,9 +505,30 @@ def _overlap(a: dict, b: dict) -> bool:
 
 
 def conditions_overlap(a, b) -> bool:
-    """Whether two conjunctions of card conditions (sequences of :class:`CardCondition`, e.g. two rules' or a rule's
-    and a section's) can hold at once: each read as a box, one interval per quantity, as :meth:`RuleCard.rule_index`
-    reads them (``lo < x <= hi``)."""
+    """Whether two conjunctions of card conditions (sequences of :class:`CardCondition`, e.g. two rules' or a
+    rule's and a section's) can hold at once: each read as a box, one interval per quantity, as
+    :meth:`RuleCard.rule_index` reads them (``lo < x <= hi``).
+
+    Parameters
+    ----------
+    a, b : sequence of CardCondition
+        The two conjunctions; an empty one always holds. Conditions on the same feature intersect (the
+        largest ``>`` threshold, the smallest ``<=`` one); an ``op`` other than ``">"`` reads as ``"<="``.
+
+    Returns
+    -------
+    bool
+        ``True`` if some point satisfies every condition of both: on each feature the tightest lower bound
+        is below the tightest upper bound (or one side is unbounded). ``False`` also when ``a`` or ``b`` alone
+        can never hold.
+
+    Raises
+    ------
+    TypeError
+        If ``a`` or ``b`` is not iterable.
+    AttributeError
+        If an entry lacks ``feature``, ``op`` or ``threshold``.
+    """
     return _overlap(_box(CardRule(tuple(a), "", ())), _box(CardRule(tuple(b), "", ())))
 
 

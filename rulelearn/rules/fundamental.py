@@ -208,11 +208,23 @@ def format_conditions(conditions) -> str:
     A "share of X beaten" feature reads ``your hand beats more than 20% and at most 80% of X``; others read
     ``P(P2 holds <= 6) <= 90%``.
 
+    Parameters
+    ----------
+    conditions : iterable of rulelearn.rules.conditions.Condition
+        ``lower < feature <= upper`` each, a bound a probability (a fraction in ``[0, 1]``, printed as a
+        percentage: ``0.2`` is ``20%``, below 1% with two significant digits). A condition without bounds is
+        left out.
+
     Returns
     -------
     str
         E.g. ``"your hand beats more than 95% of P2's range and P(P2 holds <= 6) <= 90%"`` (``"always"`` if
         empty).
+
+    Raises
+    ------
+    TypeError
+        If a "share of X beaten" condition has neither bound.
     """
     parts = []
     for c in conditions:

@@ -43,7 +43,28 @@ def signed_grid() -> np.ndarray:
 
 def scale_grid(low: float = 0.1, high: float = 100.0) -> np.ndarray:
     """Round positive numbers ``m * 10**k`` with ``m`` in 1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 7.5, 8, within
-    ``[low, high]`` (ratios: a bet in pots, a stack-to-pot ratio)."""
+    ``[low, high]`` (ratios: a bet in pots, a stack-to-pot ratio).
+
+    Parameters
+    ----------
+    low : float, default 0.1
+        Smallest value, ``> 0`` (bounds are inclusive, to ``1e-12``).
+    high : float, default 100.0
+        Largest value, finite; ``high < low`` gives an empty grid.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape ``(k,)``
+        The round values in ``[low, high]``, ascending and distinct (34 values by default: ``0.1, 0.15, ...,
+        80, 100``).
+
+    Raises
+    ------
+    ValueError
+        If ``low`` is negative or NaN (with a ``RuntimeWarning`` from ``log10``).
+    OverflowError
+        If ``low`` is 0 or ``high`` is infinite.
+    """
     out = []
     for k in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1):
         out += [round(m * 10.0 ** k, 10) for m in _MANTISSAS]
@@ -76,6 +97,18 @@ def count_grid(high: int = 4) -> np.ndarray:
 def grid_for(kind: str) -> np.ndarray:
     """The default round thresholds of a quantity kind (one of :data:`QUANTITY_KINDS`; ``"flag"`` is a 0/1
     feature, split at 0.5).
+
+    Parameters
+    ----------
+    kind : str
+        ``"share"`` (:func:`share_grid`), ``"signed"`` (:func:`signed_grid`), ``"scale"`` (:func:`scale_grid`
+        with its defaults), ``"count"`` (:func:`count_grid` with its default) or ``"flag"``.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The thresholds, ascending: shares and margins as fractions (``0.01 .. 0.99``; ``-0.5 .. 0.5`` in steps
+        of ``0.05``), ratios ``0.1 .. 100``, counts ``0.5, 1.5, 2.5, 3.5``, or ``[0.5]`` for a flag.
 
     Raises
     ------

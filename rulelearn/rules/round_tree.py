@@ -269,12 +269,32 @@ def _restart(tree: GrownTree, n_leaves: int, x: np.ndarray, free: set) -> tuple:
 def leaf_means(tree: GrownTree, n_leaves: int, X, Y, weight=None) -> tuple[np.ndarray, np.ndarray]:
     """The leaves of the tree with ``n_leaves`` leaves and the weighted mean target of each.
 
+    Parameters
+    ----------
+    tree : GrownTree
+        A grown tree (e.g. :func:`grow_round_tree`).
+    n_leaves : int
+        Leaves of the cut tree, in ``1 .. tree.max_leaves``.
+    X : array_like of float, shape ``(m, n_features)``
+        The rows' features, the tree's columns; NaN reads below every threshold (goes left), as in growth.
+    Y : array_like of float, shape ``(m, k)``
+        The rows' targets (two-dimensional: a 1-D ``Y`` broadcasts to a wrong shape).
+    weight : array_like of float, shape ``(m,)``, optional
+        Non-negative row weights (default 1 each).
+
     Returns
     -------
     leaves : numpy.ndarray of int64, shape ``(L,)``
         Node ids.
     means : numpy.ndarray of float64, shape ``(L, k)``
         Weighted mean of ``Y`` over the rows reaching each leaf (NaN for a leaf no row reaches).
+        (Also NaN for a leaf whose rows all weigh 0.)
+
+    Raises
+    ------
+    ValueError
+        If ``n_leaves`` is not in ``1 .. tree.max_leaves``, ``X`` is not two-dimensional or has another number
+        of features than the tree, or the shapes of ``X``, ``Y`` and ``weight`` do not match.
     """
     x = np.asarray(X, dtype=np.float64)
     y = np.asarray(Y, dtype=np.float64)
