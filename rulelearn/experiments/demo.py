@@ -25,7 +25,7 @@ from rulelearn.learners import ClusterThenTree, EMDKMedoids, EMDNearestNeighbors
 from rulelearn.learners.model import StrategyModel
 from rulelearn.report.plots import plot_depth_curve, plot_strategies
 from rulelearn.rules.formatting import describe_strategy, format_rule
-from rulelearn.validation import check_int, check_output_dir
+from rulelearn.validation import check_int, check_output_dir, check_real
 
 __all__ = ["ALL_REPRESENTATIONS", "TEST_FRACTION", "DemoJob", "LearnerSpec", "default_learners", "depth_curve",
            "evaluate", "format_scores", "minimum_games", "run_demo", "solve_or_load"]
@@ -114,10 +114,31 @@ def depth_curve(games: SolvedGames, split: Split, depths=range(1, 13),
     One tree of the largest depth is grown per representation and cut at each depth
     (:func:`rulelearn.experiments.trees.predict_by_depth`).
 
+    Parameters
+    ----------
+    games : SolvedGames
+        The loaded solution database.
+    split : Split
+        Train/test row indices into ``games``: the trees are fitted on ``split.train`` and scored on
+        ``split.test``.
+    depths : iterable of int, default ``range(1, 13)``
+        Depth limits (the root is depth 0); the largest must be at least 1.
+    representations : iterable of Representation, default :data:`ALL_REPRESENTATIONS`
+        One tree each.
+
     Returns
     -------
     pandas.DataFrame
         Columns ``representation``, ``depth``, ``rules`` (leaves), ``emd``, ``exploitability`` (mean, chips).
+        One row per (representation, depth), representations in the given order, depths increasing; ``emd`` is
+        the mean output EMD (Algorithm 2, in ``[0, 1]``) and ``exploitability`` player 1's mean exploitability
+        on the test games.
+
+    Raises
+    ------
+    ValueError
+        If ``depths`` is empty or holds a negative or non-integer value, or its largest value is 0
+        (scikit-learn's ``max_depth`` must be at least 1).
     """
     reps = dict(enumerate(representations, start=1))
     sweep = tree_sweep(games, split, reps, depths=depths, r2=False)
@@ -159,7 +180,31 @@ TEST_FRACTION = 0.2
 
 def minimum_games(specs: list[LearnerSpec] | None = None, test_fraction: float = TEST_FRACTION) -> int:
     """The fewest games the demo can learn from: every learner's clusters need as many training games, and at
-    least one game is held out."""
+    least one game is held out.
+
+    Parameters
+    ----------
+    specs : list of LearnerSpec, optional
+        The learners (default :func:`default_learners`); a learner's ``n_clusters`` attribute (1 if it has
+        none) is the number of training games it needs.
+    test_fraction : float, default :data:`TEST_FRACTION`
+        Share of the games held out, as in :func:`~rulelearn.data.splits.split_games`; in ``(0, 1)``.
+
+    Returns
+    -------
+    int
+        The least ``n`` greater than the largest ``n_clusters`` with ``round(n * test_fraction) >= 1``
+        held-out games and ``n - round(n * test_fraction)`` training games at least the largest
+        ``n_clusters`` (19 for the default learners and fraction).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a learner's ``n_clusters`` cannot be converted by ``int``.
+    ValueError
+        If ``test_fraction`` is not in ``(0, 1)`` (0 or 1 would never end the search).
+    """
+    test_fraction = check_real("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
     specs = default_learners() if specs is None else specs
     need = max([1] + [int(getattr(spec.learner, "n_clusters", 1)) for spec in specs])
     n = need + 1
@@ -217,10 +262,31 @@ class DemoJob:
 def solve_or_load(job: DemoJob) -> tuple[GameFamily, SolutionDatabase]:
     """Generate (or reuse) the solution database of ``job`` and print what was done.
 
+    Parameters
+    ----------
+    job : DemoJob
+        Its ``game`` (a family's registry name, or a ``module:attribute`` path; built with its default
+        parameters), ``games``, ``seed``, ``db``, ``workers``, ``shard_size``, ``scheduler``, ``repair`` and
+        ``quiet`` (no progress bar) are used.
+
+    Returns
+    -------
+    family : GameFamily
+        The family ``load_family(job.game)``.
+    db : SolutionDatabase
+        The database at ``job.db``, holding (at least) games ``0 .. job.games-1``; those that failed
+        verification are stored flagged, and a warning on standard error counts those of this run.
+
     Raises
     ------
     ValueError
-        If ``--db`` cannot be written (checked first), or as :meth:`SolutionDatabase.generate`.
+        If ``--db`` cannot be written (checked first), ``job.game`` names no family (see
+        :func:`~rulelearn.family.load_family`), or as :meth:`SolutionDatabase.generate` (e.g. the directory
+        holds a database of another family, config or seed; :class:`~rulelearn.data.shards.CorruptShardError`
+        and :class:`~rulelearn.data.shards.CorruptManifestError` are ``ValueError`` subclasses).
+    RuntimeError, TypeError, ImportError
+        As :meth:`SolutionDatabase.generate` (another process generating into the directory, a bad shard from
+        the family, an unreachable or invalid Dask scheduler, Dask not installed).
     """
     job.check_paths(out=False)
     family = load_family(job.game)
@@ -250,10 +316,26 @@ def solve_or_load(job: DemoJob) -> tuple[GameFamily, SolutionDatabase]:
 def run_demo(job: DemoJob) -> int:
     """The main job: solve or load, train and score every learner, print the table and rules, plot; returns 0.
 
+    Parameters
+    ----------
+    job : DemoJob
+        The options of ``rulelearn demo``; the learners' seed and the train/test split's seed are
+        ``job.seed``, the depth curve runs to ``job.max_depth``.
+
+    Returns
+    -------
+    int
+        0. The table is printed; ``error_vs_depth.csv``, ``error_vs_depth.png``, ``scores.csv`` and
+        ``canonical_games.png`` are written to ``job.out`` (created if needed).
+
     Raises
     ------
     ValueError
-        Before any game is solved: fewer games than :func:`minimum_games`, or ``--db`` / ``--out`` not writable.
+        Before any game is solved: fewer games than :func:`minimum_games`, or ``--db`` / ``--out`` not
+        writable. After solving: fewer verified games loaded than :func:`minimum_games`; or as
+        :func:`solve_or_load`.
+    RuntimeError, TypeError, ImportError
+        As :func:`solve_or_load`.
     """
     t0 = time.perf_counter()
     least = minimum_games()

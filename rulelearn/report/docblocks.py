@@ -25,6 +25,23 @@ _BLOCK = re.compile(r"(<!--block:([\w.-]+)-->\n)(.*?)(<!--/block:\2-->)", re.DOT
 def render(doc: str, values: dict[str, str], blocks: dict[str, str]) -> str:
     """Replace every marked value and block of ``doc``.
 
+    Parameters
+    ----------
+    doc : str
+        The doc's text: values marked ``<!--v:key-->...<!--/v-->``, blocks ``<!--block:key-->`` (followed by
+        a newline) ... ``<!--/block:key-->``.
+    values : dict of str to str
+        Key -> the text of each marked value (e.g. a formatted number).
+    blocks : dict of str to str
+        Key -> the contents of each marked block (e.g. a markdown table); trailing newlines are replaced by
+        one.
+
+    Returns
+    -------
+    str
+        The doc with the contents between every pair of markers replaced (the markers kept); keys of
+        ``values`` and ``blocks`` the doc does not mark are ignored.
+
     Raises
     ------
     KeyError
@@ -41,14 +58,44 @@ def render(doc: str, values: dict[str, str], blocks: dict[str, str]) -> str:
 
 
 def current_blocks(doc: str, prefix: str = "") -> dict[str, str]:
-    """The contents of the blocks of ``doc`` whose keys start with ``prefix`` (to keep blocks another run writes
-    when :func:`render` must see every key)."""
+    """The contents of the blocks of ``doc`` whose keys start with ``prefix`` (to keep blocks another run
+    writes when :func:`render` must see every key).
+
+    Parameters
+    ----------
+    doc : str
+        A doc with blocks marked ``<!--block:key-->`` (followed by a newline) ... ``<!--/block:key-->``.
+    prefix : str, default ""
+        Keep the keys that start with it (the default keeps all).
+
+    Returns
+    -------
+    dict of str to str
+        Key -> the block's contents, from after the opening marker's newline to the closing marker (so
+        usually ending in a newline; empty for an empty block). A key marked twice keeps its last block.
+    """
     return {m.group(2): m.group(3) for m in _BLOCK.finditer(doc) if m.group(2).startswith(prefix)}
 
 
 def replace_blocks(doc: str, blocks: dict[str, str], append_missing: bool = False) -> str:
-    """Replace the blocks of ``doc`` named in ``blocks`` (others stay); with ``append_missing``, blocks the doc
-    does not mark yet are appended at its end."""
+    """Replace the blocks of ``doc`` named in ``blocks`` (others stay); with ``append_missing``, blocks the
+    doc does not mark yet are appended at its end.
+
+    Parameters
+    ----------
+    doc : str
+        A doc with blocks marked ``<!--block:key-->`` (followed by a newline) ... ``<!--/block:key-->``.
+    blocks : dict of str to str
+        Key -> the new contents of the block; trailing newlines are replaced by exactly one.
+    append_missing : bool, default False
+        Append a block (after a blank line, with its markers) for each key of ``blocks`` that ``doc`` does
+        not mark; otherwise such keys are ignored.
+
+    Returns
+    -------
+    str
+        The new doc; values (``<!--v:...-->``) and other text are unchanged.
+    """
     if append_missing:
         for key in blocks:
             if f"<!--block:{key}-->" not in doc:
@@ -58,8 +105,23 @@ def replace_blocks(doc: str, blocks: dict[str, str], append_missing: bool = Fals
 
 
 def write_blocks(path, blocks: dict[str, str], title: str = "# Rules\n") -> None:
-    """Replace the blocks of the doc at ``path`` named in ``blocks``; append the ones it lacks (a missing file
-    starts as ``title``)."""
+    r"""Replace the blocks of the doc at ``path`` named in ``blocks``; append the ones it lacks (a missing
+    file starts as ``title``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The Markdown doc, rewritten in place (created if missing; its directory must exist).
+    blocks : dict of str to str
+        Key -> the new contents of the block (see :func:`replace_blocks`).
+    title : str, default ``"# Rules\n"``
+        The text of a new doc, before the appended blocks.
+
+    Raises
+    ------
+    OSError
+        If the doc cannot be read or written.
+    """
     path = Path(path)
     doc = path.read_text() if path.exists() else title
     path.write_text(replace_blocks(doc, blocks, append_missing=True))
@@ -67,11 +129,37 @@ def write_blocks(path, blocks: dict[str, str], title: str = "# Rules\n") -> None
 
 def write_section(path, text: str, start: str, end: str, title: str = "") -> None:
     """Replace the section of the doc at ``path`` between the markers ``start`` and ``end`` (``text`` includes
-    them), or append it (a missing file starts as ``title``)."""
+    them), or append it (a missing file starts as ``title``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The Markdown doc, rewritten in place (created if missing; its directory must exist).
+    text : str
+        The new section, starting with ``start`` and ending with ``end``.
+    start, end : str
+        The section's markers, e.g. ``"<!-- bench_hunl:start -->"`` and ``"<!-- bench_hunl:end -->"``. The
+        old section runs from the first ``start`` to the first ``end`` after it, both included; if the doc
+        lacks either, ``text`` is appended after a blank line, with a final newline.
+    title : str, default ""
+        The text of a new doc.
+
+    Raises
+    ------
+    OSError
+        If the doc cannot be read or written.
+    ValueError
+        If the doc has ``start`` but its only ``end`` comes before it (a damaged section: replacing from there
+        would duplicate or drop text).
+    """
     path = Path(path)
     old = path.read_text() if path.exists() else title
-    if start in old and end in old:
-        new = old[: old.index(start)] + text + old[old.index(end) + len(end):]
+    a = old.find(start)
+    b = old.find(end, a + len(start)) if a >= 0 else -1
+    if a >= 0 and b < 0 and end in old:
+        raise ValueError(f"{path}: the marker {end!r} comes before {start!r}, not after it")
+    if a >= 0 and b >= 0:
+        new = old[:a] + text + old[b + len(end):]
     else:
         new = old.rstrip("\n") + "\n\n" + text + "\n"
     path.write_text(new)

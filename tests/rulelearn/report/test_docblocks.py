@@ -39,3 +39,14 @@ def test_write_section_between_markers(tmp_path):
     write_section(path, "<!-- s -->\none\n<!-- /s -->", "<!-- s -->", "<!-- /s -->", title="# B\n")
     write_section(path, "<!-- s -->\ntwo\n<!-- /s -->", "<!-- s -->", "<!-- /s -->")
     assert path.read_text() == "# B\n\n<!-- s -->\ntwo\n<!-- /s -->\n"
+
+
+def test_write_section_reads_the_end_after_the_start(tmp_path):
+    path = tmp_path / "b.md"
+    path.write_text("intro <!-- /s --> mentioned\n<!-- s -->\nold\n<!-- /s -->\nafter\n")
+    write_section(path, "<!-- s -->\nnew\n<!-- /s -->", "<!-- s -->", "<!-- /s -->")
+    assert path.read_text() == "intro <!-- /s --> mentioned\n<!-- s -->\nnew\n<!-- /s -->\nafter\n"
+    path.write_text("<!-- /s -->\n<!-- s -->\nold, its end lost\n")
+    with pytest.raises(ValueError, match="comes before"):
+        write_section(path, "<!-- s -->\nnew\n<!-- /s -->", "<!-- s -->", "<!-- /s -->")
+    assert path.read_text() == "<!-- /s -->\n<!-- s -->\nold, its end lost\n"
