@@ -237,23 +237,23 @@ def load_state(path) -> tuple[SolverState, dict]:
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        Naming the file: not a state file, another format version, or arrays missing or inconsistent with the
-        header.
-    zipfile.BadZipFile
-        If the file looks like a zip archive but is damaged (e.g. truncated); not converted to ``ValueError``.
-    TypeError
-        If the file is a single ``.npy`` array rather than an archive, or the header's config has a field
-        :class:`~games.core.cfr.CFRConfig` does not know.
-    AttributeError, KeyError
-        If the header is JSON but not an object, or lacks a field (``n_nodes``, ``layout_size``, ...).
+        Naming the file: not a state file (not an ``.npz`` archive, a damaged or truncated one, a single ``.npy``
+        array, no header or a header that is not a JSON object), another format version, a header lacking a
+        field or with a config field :class:`~games.core.cfr.CFRConfig` does not know, or arrays missing or
+        inconsistent with the header.
     """
+    import zipfile
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such solver state file")
     try:
-        with np.load(path, allow_pickle=False) as z:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):            # a single .npy array
+            raise ValueError("a single array, not an archive")
+        with z:
             data = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{path}: not a solver state file (.npz): {exc}") from None
     if "header" not in data:
         raise ValueError(f"{path}: not a solver state file (no header)")
@@ -261,7 +261,9 @@ def load_state(path) -> tuple[SolverState, dict]:
         header = json.loads(str(data["header"]))
     except ValueError as exc:
         raise ValueError(f"{path}: unreadable header: {exc}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: not a solver state file (its header is not a JSON object)")
+    if header.get("format") != FORMAT:
         raise ValueError(f"{path}: not a solver state file (format {header.get('format')!r}, expected {FORMAT!r})")
     if header.get("version") != VERSION:
         raise ValueError(f"{path}: state file version {header.get('version')!r}; this code reads version "
@@ -269,13 +271,21 @@ def load_state(path) -> tuple[SolverState, dict]:
     missing = [k for k in _ARRAYS if k not in data]
     if missing:
         raise ValueError(f"{path}: arrays missing: {missing}")
+    lacking = [k for k in ("layout_size", "n_nodes", "predictive", "compressed", "config", "iteration", "dtype",
+                           "seconds", "extra") if k not in header]
+    if lacking:
+        raise ValueError(f"{path}: the header lacks {lacking}")
     size, n = int(header["layout_size"]), int(header["n_nodes"])
     expect = {"regret": size, "avg": size, "pred": size if header["predictive"] else 1,
               "rscale": n if header["compressed"] else 1, "ascale": n if header["compressed"] else 1}
     for name, m in expect.items():
         if data[name].shape != (m,):
             raise ValueError(f"{path}: array {name} has shape {data[name].shape}, the header says ({m},)")
-    state = SolverState(config=_config_from(header["config"]), iteration=int(header["iteration"]),
+    try:
+        config = _config_from(header["config"])
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{path}: the header's solver config: {exc}") from None
+    state = SolverState(config=config, iteration=int(header["iteration"]),
                         compressed=bool(header["compressed"]), predictive=bool(header["predictive"]),
                         dtype=str(header["dtype"]), n_nodes=n, layout_size=size, seconds=float(header["seconds"]),
                         **{k: data[k] for k in _ARRAYS})

@@ -90,3 +90,33 @@ def test_bad_state_files_raise(tmp_path):
         load_state(other)
     with pytest.raises(ValueError, match="JSON"):
         save_state(tmp_path / "x.npz", solve_cfr(KuhnPoker(), iterations=2).state(), extra={"x": object()})
+
+
+def test_damaged_state_files_are_value_errors_naming_the_file(tmp_path):
+    """A truncated archive, a single array, a header that is not an object, one lacking a field or with a config
+    field the solver does not know: each a ValueError naming the file, not an exception from the reader."""
+    import json
+
+    good = tmp_path / "good.npz"
+    save_state(good, solve_cfr(KuhnPoker(), iterations=2).state())
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    single = tmp_path / "single.npz"
+    with open(single, "wb") as fh:
+        np.save(fh, np.zeros(3))
+    with np.load(good) as z:
+        data = {k: z[k] for k in z.files}
+    header = json.loads(str(data["header"]))
+    cases = {"truncated": (truncated, "not a solver state file"), "single": (single, "single array")}
+    for name, new_header, match in (("list", [1, 2], "not a JSON object"),
+                                    ("lacking", {k: v for k, v in header.items() if k != "n_nodes"}, "lacks"),
+                                    ("config", {**header, "config": {**header["config"], "colour": 1}},
+                                     "solver config")):
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **{**data, "header": np.array(json.dumps(new_header))})
+        cases[name] = (path, match)
+    for path, match in cases.values():
+        with pytest.raises(ValueError, match=match) as exc:
+            load_state(path)
+        assert path.name in str(exc.value)
+    assert load_state(good)[0].iteration == 2
