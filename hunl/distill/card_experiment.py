@@ -458,7 +458,7 @@ def run_cards(job: CardJob) -> int:
     if job.libratus:
         from hunl.distill.experiment import libratus_scores
 
-        result["libratus"] = libratus_scores(None, {"card": _played(card, CardPolicy(card), fixed), **BASELINES})
+        result["libratus"] = libratus_scores({"card": _played(card, CardPolicy(card), fixed), **BASELINES})
         result["seconds"] = time.perf_counter() - t0
     (out / "frontier.json").write_text(json.dumps(result, indent=1))
     frontier_plot(result, out / "frontier.png", job.title)

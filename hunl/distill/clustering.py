@@ -201,8 +201,9 @@ def kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, 
     proportion to ``w`` times the L1 distance to the nearest centre so far; seeding stops early when every row
     lies on a centre), then alternates the nearest-centre assignment (the first centre on a tie) and the
     coordinate-wise lower weighted median, for at most ``max_iter`` iterations or until no label changes. An
-    empty cluster takes the row of largest weighted distance. Nothing is validated here: the caller
-    (:class:`hunl.distill.abstraction.CardAbstraction`) passes distinct rows and their positive counts.
+    empty cluster takes the row of largest weighted distance. The caller
+    (:class:`hunl.distill.abstraction.CardAbstraction`) passes distinct rows and their positive counts; the
+    counts (``k``, ``n_init``, ``max_iter``) and the shapes are checked here.
 
     Parameters
     ----------
@@ -212,14 +213,13 @@ def kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, 
     w : numpy.ndarray of float64, shape ``(n,)``
         Non-negative row weights, not all zero.
     k : int
-        Number of clusters (at most ``n``; below 1 acts as 1).
+        Number of clusters, at least 1 (at most ``n`` are seeded).
     rng : numpy.random.Generator
         Source of the seeding draws.
     n_init : int
-        Runs from different seedings; the one of least cost is returned (None instead of the tuple if
-        ``n_init < 1``).
+        Runs from different seedings, at least 1; the one of least cost is returned.
     max_iter : int
-        Most assignment/update iterations of a run.
+        Most assignment/update iterations of a run, at least 0.
 
     Returns
     -------
@@ -236,9 +236,16 @@ def kmedians_l1(x: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator, 
     Raises
     ------
     ValueError
-        If ``x`` is empty, or ``w`` has a negative or NaN entry or sums to 0 (from
+        If ``k`` or ``n_init`` is below 1, ``max_iter`` below 0, ``x`` is not a non-empty 2-D array or ``w``
+        does not have one weight per row, or ``w`` has a negative or NaN entry or sums to 0 (from
         :meth:`numpy.random.Generator.choice`).
     """
+    k, n_init = check_int("k", k, 1), check_int("n_init", n_init, 1)
+    max_iter = check_int("max_iter", max_iter, 0)
+    if x.ndim != 2 or x.shape[0] == 0:
+        raise ValueError(f"x must be a non-empty 2-D array of rows, got shape {x.shape}")
+    if w.shape != (x.shape[0],):
+        raise ValueError(f"w must have one weight per row of x ({x.shape[0]}), got shape {w.shape}")
     n = x.shape[0]
     best = None
     p = w / w.sum()

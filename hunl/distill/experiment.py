@@ -110,7 +110,7 @@ def _mean_sd(x: np.ndarray) -> tuple[float, float, float]:
         if x.size > 1 else 0.0
 
 
-def libratus_scores(model, policies: dict) -> list[dict]:
+def libratus_scores(policies: dict) -> list[dict]:
     """Solve each Libratus endgame with DCFR (to 0.1% of the pot on the river, 0.5% on the turn) and score
     ``policies`` (``{name: chooser}``) in it.
 
@@ -120,8 +120,6 @@ def libratus_scores(model, policies: dict) -> list[dict]:
 
     Parameters
     ----------
-    model : object
-        Unused (the callers pass None); the policies to score are all in ``policies``.
     policies : dict of str to chooser
         ``{name: chooser}``: what :func:`hunl.distill.policy.play` plays (e.g. a
         :class:`hunl.distill.cards.CardPolicy` or a baseline of :data:`hunl.distill.pipeline.BASELINES`); none
@@ -308,7 +306,7 @@ def run_pipeline(job: PipelineJob) -> int:
         return out
 
     rules = st.run("rules", rules_stage)
-    lib = st.run("libratus", libratus_scores, head_model,
+    lib = st.run("libratus", libratus_scores,
                  {f"depth {args.depth}": models[args.depth], **({f"depth {args.depth}, optimal leaves": head_model}
                                                                if args.depth in optimal else {}), **BASELINES}) \
         if args.libratus else []

@@ -170,7 +170,7 @@ def run_street_cards(job: StreetCardsJob) -> dict:
     if job.libratus:
         from hunl.distill.experiment import libratus_scores
 
-        result["libratus"] = libratus_scores(None, {k: c for k, c in choosers.items()
+        result["libratus"] = libratus_scores({k: c for k, c in choosers.items()
                                                     if not isinstance(c, (OnStreets, MinimumDefence))})
     result["seconds"] = time.perf_counter() - t0
     if job.doc:

@@ -63,7 +63,10 @@ __all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_co
 
 
 def _group_of(card: RuleCard, i: int) -> list[int]:
-    return next(g for g in card.section_groups() if i in g)
+    group = next((g for g in card.section_groups() if i in g), None)
+    if group is None:
+        raise ValueError(f"split: section {i!r} is not a section of the card (0 .. {len(card.sections) - 1})")
+    return group
 
 
 def card_splits(card: RuleCard) -> list[tuple[int, str, float]]:
@@ -115,9 +118,8 @@ def split_moves(card: RuleCard, split: tuple[int, str, float], steps: int = 2) -
     Raises
     ------
     ValueError
-        If ``steps < 1`` or the quantity has no grid of round thresholds.
-    StopIteration
-        If ``split[0]`` is not a section of ``card``.
+        If ``steps < 1``, the quantity has no grid of round thresholds, or ``split[0]`` is not a section of
+        ``card``.
     """
     steps = check_int("steps", steps, 1)
     i, name, t = split
@@ -159,7 +161,7 @@ def move_split(card: RuleCard, split: tuple[int, str, float], new: float) -> Rul
 
     Raises
     ------
-    StopIteration
+    ValueError
         If ``split[0]`` is not a section of ``card``.
     """
     i, name, t = split

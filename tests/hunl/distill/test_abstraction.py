@@ -319,3 +319,18 @@ def test_kmeans_1d_rejects_bad_input():
             kmeans_1d(*args)
     with pytest.raises(ValueError, match="sample_weight"):
         kmeans_1d(np.ones(3), 2, sample_weight=np.array([1.0, 0.0, 1.0]))
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(k=0), "k must be"), (dict(n_init=0), "n_init must be"), (dict(max_iter=-1), "max_iter must be"),
+    (dict(x=np.zeros((0, 3))), "non-empty 2-D"), (dict(w=np.ones(4)), "one weight per row"),
+])
+def test_kmedians_l1_checks_its_counts_and_shapes(kw, match):
+    from hunl.distill.clustering import kmedians_l1
+
+    args = dict(x=np.arange(15.0).reshape(5, 3), w=np.ones(5), k=2, rng=np.random.default_rng(0), n_init=2,
+                max_iter=10)
+    with pytest.raises(ValueError, match=match):
+        kmedians_l1(**{**args, **kw})
+    labels, centers, cost, _ = kmedians_l1(**args)
+    assert centers.shape == (2, 3) and labels.shape == (5,) and cost >= 0

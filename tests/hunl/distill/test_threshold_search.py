@@ -397,3 +397,13 @@ def test_a_killed_threshold_run_resumes_from_its_state_file(tmp_path, small_rive
     # another job does not read the state of this one
     other = ts._SearchState(ts.ThresholdJob(**{**kw, "steps": 2}, out=str(out)))
     assert other.stages == {}
+
+
+def test_a_split_of_a_section_the_card_lacks_is_a_value_error():
+    card = _card("river")
+    split = card_splits(card)[0]
+    bad = (len(card.sections) + 3, split[1], split[2])
+    with pytest.raises(ValueError, match="is not a section of the card"):
+        split_moves(card, bad)
+    with pytest.raises(ValueError, match="is not a section of the card"):
+        move_split(card, bad, split[2])
