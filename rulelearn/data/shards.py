@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 __all__ = ["FORMAT_VERSION", "MANIFEST", "REPAIR_HINT", "SHARD_METADATA", "CorruptManifestError", "CorruptShardError",
-           "ShardDirectory", "ShardPayload", "column_to_numpy", "content_digest", "encode_shard", "shard_name",
+           "ShardDirectory", "ShardPayload", "column_to_numpy", "columns_digest", "content_digest", "encode_shard",
+           "shard_name",
            "tables_to_numpy", "write_atomic"]
 
 #: Version of the directory layout written by this module (1: ``manifest.json`` without checksums; 2: checksums
@@ -330,6 +331,23 @@ def content_digest(table: pa.Table) -> str:
         else:
             h.update(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")).view(np.uint8))  # no copy
     return h.hexdigest()
+
+
+def columns_digest(columns: dict[str, np.ndarray]) -> str:
+    """:func:`content_digest` of loaded columns (e.g. :meth:`rulelearn.data.database.SolutionDatabase.load`): the
+    same games give the same digest, whatever shards they were read from.
+
+    Parameters
+    ----------
+    columns : dict of str to numpy.ndarray
+        Columns of equal length ``n``; array columns of shape ``(n, ...)``.
+
+    Returns
+    -------
+    str
+        The sha256 as 64 hexadecimal digits.
+    """
+    return content_digest(_to_table(columns))
 
 
 def shard_record(table: pa.Table) -> dict | None:

@@ -9,16 +9,15 @@ the doc.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from rulelearn.data.database import SolutionDatabase
+from rulelearn.data.shards import columns_digest
 from rulelearn.data.splits import SolvedGames, split_games
 from rulelearn.experiments.cards import GroupCardConfig, card_frontier, group_card
 from rulelearn.report.docblocks import markdown_table, write_blocks
@@ -92,16 +91,6 @@ _CURVES = {("round exploitability tree", "optimal, plain"): "card: round thresho
            ("CART tree", "medoid"): "CART tree, medoid leaves"}
 
 
-def _digest(columns: dict) -> str:
-    """SHA-256 of a database's loaded columns (names, dtypes, shapes and values), hex."""
-    h = hashlib.sha256()
-    for name in sorted(columns):
-        v = np.asarray(columns[name])
-        h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
-        h.update(v.tobytes() if v.dtype != object else repr(v.tolist()).encode())
-    return h.hexdigest()
-
-
 def run_group_cards(job: GroupCardJob) -> int:
     """Run ``job`` (see the module docstring); returns 0, or 1 if the card misses ``job.target``.
 
@@ -146,7 +135,7 @@ def run_group_cards(job: GroupCardJob) -> int:
     config = GroupCardConfig(max_leaves=job.max_leaves, seeds=tuple(job.seeds), max_conditions=job.max_conditions,
                              max_fit_games=job.max_fit_games)
     # the games' contents are in the key: a database solved again at the same path is not read from the cache
-    key = json.dumps({"db": job.db, "games": len(games), "contents": _digest(columns), **asdict(config)},
+    key = json.dumps({"db": job.db, "games": len(games), "contents": columns_digest(columns), **asdict(config)},
                      sort_keys=True)
     cache, cache_key = out / "betgame_frontier.csv", out / "betgame_frontier.key"
     if cache.exists() and cache_key.exists() and cache_key.read_text() == key:

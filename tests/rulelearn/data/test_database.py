@@ -559,6 +559,20 @@ def test_each_shard_carries_its_own_record(small_db):
         assert own["content_sha256"] == content_digest(table.replace_schema_metadata(None))
 
 
+def test_loaded_columns_have_the_digest_of_their_shard(small_db):
+    """columns_digest of a shard's loaded columns is the digest its own record carries; another value, another
+    digest."""
+    from rulelearn.data.shards import SHARD_METADATA, columns_digest
+
+    db = SolutionDatabase(small_db)
+    a, b, f = db.shards()[0]
+    own = json.loads(pq.read_table(f).schema.metadata[SHARD_METADATA])
+    cols = db.load(b)
+    assert a == 0 and columns_digest(cols) == own["content_sha256"]
+    cols["game_id"] = cols["game_id"] + 1
+    assert columns_digest(cols) != own["content_sha256"]
+
+
 def test_family_with_another_config_than_recorded_is_refused(tmp_path):
     db = SolutionDatabase(tmp_path)
     db.generate(BetGameFamily(hand_law="log-uniform"), 3, seed=0, workers=1, progress=False)
