@@ -86,12 +86,12 @@ def _state_save_seconds(card, moved, repeat: int = 20) -> float:
     """Median seconds of one state save of the threshold search (``rule_cards.py thresholds``) searching ``card``:
     the state after a split (the card moved, the card the sweep started from, the best card so far), JSON,
     written whole with fsync and renamed."""
-    from hunl.distill.threshold_search import ThresholdJob, _SearchState
+    from hunl.distill.threshold_search import SearchState, ThresholdJob
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "card.json"
         path.write_text(json.dumps(card.to_dict()))
-        save = _SearchState(ThresholdJob(card=str(path), out=str(Path(tmp) / "out.json"))).saver("thresholds")
+        save = SearchState(ThresholdJob(card=str(path), out=str(Path(tmp) / "out.json"))).saver("thresholds")
         times = []
         for i in range(repeat):
             state = {"sweep": 0, "split": i + 1, "card": moved.to_dict(), "sweep_card": card.to_dict(),
@@ -124,7 +124,7 @@ def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) ->
         "sweep and then only re-reads the rules where a move can change them, which is what makes a sweep over 400 "
         "river and 100 turn endgames 2-5 minutes on 2 processes. After each split (2-4 tries in each of the "
         "training endgames) the search saves its state so that a killed run resumes "
-        "(`hunl.distill.threshold_search._SearchState`: three cards as JSON, written with fsync and renamed); "
+        "(`hunl.distill.threshold_search.SearchState`: three cards as JSON, written with fsync and renamed); "
         "the last column is that save. It depends on the card's size, not on the number of endgames: about 1 ms "
         "against a split's 2-4 tries in each of 400 training river endgames (seconds) in a real search.", END])
 

@@ -57,7 +57,7 @@ from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
-__all__ = ["SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
+__all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
            "rule_weight", "split_moves", "thresholds_by_exploitability",
            "with_coverage", "with_strategies"]
 
@@ -696,12 +696,35 @@ def _per_db(name: str, value, n: int) -> list[int]:
     return vals
 
 
-class _SearchState:
+class SearchState:
     """The state of a running ``rule_cards.py thresholds`` search, in ``<out>.state.json``: each stage's result
     once it is done, and the running stage's last state (after each split or rule tried), written whole or not
     at all. A search killed and started again with the same job (same card and fixed cards, databases, split,
     training endgames and settings) goes on from it; another job starts afresh. Removed when the card is
-    written."""
+    written.
+
+    Parameters
+    ----------
+    job : ThresholdJob
+        The search; its settings (all but ``workers``, ``out``, ``name``, ``title``, ``doc``, ``command`` and
+        ``max_test``, which do not change the search) and the SHA-256 of its card and fixed cards key the state.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        ``<job.out>.state.json``.
+    settings : dict
+        The key, as JSON reads it back.
+    stages : dict
+        ``{stage: {"done": result} or {"partial": state}}`` read from ``path`` under the same key, else empty.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the card or a fixed card file is missing.
+    json.JSONDecodeError
+        If ``path`` exists but is not JSON.
+    """
 
     def __init__(self, job: ThresholdJob):
         import hashlib
@@ -817,7 +840,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
         train_sets.append((db, family, train["game_id"]))
     workers = job.workers or 1
-    state = _SearchState(job)
+    state = SearchState(job)
     if state.stages:
         print(f"resuming the search saved in {state.path}", flush=True)
     position_log: list = []

@@ -360,7 +360,7 @@ def test_a_killed_threshold_run_resumes_from_its_state_file(tmp_path, small_rive
     path, _ = small_river_db
     kw = dict(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(path), train=4, steps=1, sweeps=1,
               mixes=0.1, workers=1, max_test=0)
-    real = ts._SearchState.saver
+    real = ts.SearchState.saver
     calls: list = []
     kill: dict = {}
 
@@ -374,7 +374,7 @@ def test_a_killed_threshold_run_resumes_from_its_state_file(tmp_path, small_rive
                 raise KeyboardInterrupt("killed")
         return counting
 
-    monkeypatch.setattr(ts._SearchState, "saver", saver)
+    monkeypatch.setattr(ts.SearchState, "saver", saver)
     ts.run_threshold_search(ts.ThresholdJob(**kw, out=str(tmp_path / "whole.json")))
     whole, total = json.loads((tmp_path / "whole.json").read_text()), list(calls)
     assert total.count("thresholds") > 3 and total.count("mixes") > 2
@@ -395,7 +395,7 @@ def test_a_killed_threshold_run_resumes_from_its_state_file(tmp_path, small_rive
     # every split and mix was tried once over the three runs: each went on where the last one stopped
     assert sorted(calls) == sorted(total)
     # another job does not read the state of this one
-    other = ts._SearchState(ts.ThresholdJob(**{**kw, "steps": 2}, out=str(out)))
+    other = ts.SearchState(ts.ThresholdJob(**{**kw, "steps": 2}, out=str(out)))
     assert other.stages == {}
 
 
