@@ -42,7 +42,7 @@ from hunl.distill.cards import (
     grow_card_by_regret,
     grow_card_tree,
 )
-from hunl.distill.decisions import DecisionRows
+from hunl.distill.decisions import DecisionRows, upgrade_rows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
 from hunl.distill.policy import DistilledPolicy, concat_rows
@@ -231,7 +231,8 @@ class _Data:
             cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}{thin}.npz"
             if cache.exists():
                 with np.load(cache) as z:
-                    r = DecisionRows(*(z[f] for f in DecisionRows.__dataclass_fields__))
+                    r = DecisionRows(*(upgrade_rows(z[f]) if f == "X" else z[f]
+                                       for f in DecisionRows.__dataclass_fields__))
             else:
                 from tqdm.auto import tqdm
 

@@ -32,6 +32,9 @@ features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf 
     Share of the player's own range holding a strong hand (the nut advantage, with ``opp_strong``).
 ``range_equity``
     Mean equity of the player's own range against the opponent's (the range advantage; 0.5 = even).
+``own_value``
+    Share of the player's own range whose hand beats more than :data:`VALUE_EQUITY` of the opponent's range
+    (its value bets: the count a bettor balances its bluffs against, Chen & Ankenman 2006, Chapter 11).
 ``decile_1`` ... ``decile_10`` (turn and flop)
     Deciles of ``h``'s equity histogram over the next card (the river on the turn, the turn on the flop) against
     the opponent's range (Bertsimas & Paskov 2022, Section 2.2).
@@ -59,13 +62,17 @@ from hunl.distill import features as F
 from hunl.distill.actions import N_CLASSES, edge_classes
 from hunl.poker.cards import COMBO_CARDS
 
-__all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
-           "node_features", "features_in", "decision_rows", "DecisionRows"]
+__all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "VALUE_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
+           "node_features", "features_in", "decision_rows", "DecisionRows", "upgrade_rows"]
 
 RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev",
-                  "in_position", "opp_strong", "equity_margin", "defend_margin", "own_strong", "range_equity")
+                  "in_position", "opp_strong", "equity_margin", "defend_margin", "own_strong", "range_equity",
+                  "own_value")
 #: A hand is *strong* when its equity against a uniform range is at least this (the ``opp_strong`` feature).
 STRONG_EQUITY = 0.8
+#: A hand of the player's range is a *value* hand when it beats more than this share of the opponent's range (the
+#: ``own_value`` feature; the river card's value bets start there).
+VALUE_EQUITY = 0.85
 TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
 
 
@@ -80,8 +87,8 @@ def feature_names(street: int) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        :data:`RIVER_FEATURES` on the river (13 names); :data:`TURN_FEATURES` on the turn and flop (those and
-        ``decile_1`` ... ``decile_10``, 23 names), in the column order of :func:`node_features`' matrices.
+        :data:`RIVER_FEATURES` on the river (14 names); :data:`TURN_FEATURES` on the turn and flop (those and
+        ``decile_1`` ... ``decile_10``, 24 names), in the column order of :func:`node_features`' matrices.
 
     Raises
     ------
@@ -300,6 +307,9 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
         mass = np.where(np.isnan(eq), 0.0, own_w).sum(axis=1)
         req = np.where(mass > 0, eqw.sum(axis=1) / np.where(mass > 0, mass, 1.0), np.nan)
         cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
+        value = np.where(np.isnan(eq), 0.0, own_w * (eq > VALUE_EQUITY)).sum(axis=1)
+        own_value = np.where(mass > 0, value / np.where(mass > 0, mass, 1.0), np.nan)
+        cols.append(np.broadcast_to(own_value[:, None], (len(ks), hp.size)))
         if len(board) < 5:
             dec_u = np.full((opp_u.shape[0], hp.size, 10), np.nan)
             if ok_u.any():
@@ -413,7 +423,7 @@ class DecisionRows:
     street : numpy.ndarray of int8, shape ``(m,)``
         4 (turn) or 5 (river).
     facing : numpy.ndarray of bool, shape ``(m,)``
-    X : numpy.ndarray of float32, shape ``(m, 23)``
+    X : numpy.ndarray of float32, shape ``(m, 24)``
         Features in :data:`TURN_FEATURES` order; the decile columns are NaN on the river.
     Y : numpy.ndarray of float32, shape ``(m, 4)``
         The strategy as class probabilities (:mod:`hunl.distill.actions`).
@@ -498,3 +508,35 @@ def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str 
                             np.zeros((0, N_CLASSES), np.float32), e, e.astype(np.int64), e.astype(np.int64), e)
     cols = list(zip(*parts))
     return DecisionRows(*(np.concatenate(c) for c in cols))
+
+
+def upgrade_rows(X: np.ndarray) -> np.ndarray:
+    """Feature rows stored before ``own_value`` joined :data:`RIVER_FEATURES`, in today's column order.
+
+    Rows cached by earlier runs (a card run's ``rows_*.npz``, a flop run's solved training endgames) have the
+    columns of :data:`TURN_FEATURES` without ``own_value``; it is inserted as NaN (no stored rule tests it), so
+    that the decile columns keep their names.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of float, shape ``(m, F)``
+        Stored feature rows: ``F = len(TURN_FEATURES)`` (today's) or one fewer (before ``own_value``).
+
+    Returns
+    -------
+    numpy.ndarray, shape ``(m, len(TURN_FEATURES))``
+        ``X`` itself when it has today's columns, else a copy with a NaN ``own_value`` column (same dtype).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not two-dimensional or has neither column count.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[1] not in (len(TURN_FEATURES), len(TURN_FEATURES) - 1):
+        raise ValueError(f"X must be feature rows of shape (m, {len(TURN_FEATURES)}) (or (m, {len(TURN_FEATURES) - 1}) "
+                         f"stored before own_value), got shape {X.shape}")
+    if X.shape[1] == len(TURN_FEATURES):
+        return X
+    k = TURN_FEATURES.index("own_value")
+    return np.insert(X, k, np.nan, axis=1).astype(X.dtype, copy=False)

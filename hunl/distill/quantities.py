@@ -7,7 +7,8 @@ the endgame's street (``ranges="start"`` in :mod:`hunl.distill.decisions`), or f
 player's own range at the decision (the hands it would have played the same way on this street) beside the
 opponent's starting range (:func:`hunl.distill.cards.card_ranges`).
 
-The *derived* quantities (:data:`DERIVED_FEATURES`: ``bluff_ratio``, ``beaten_ratio``, ``defend_ratio``) are ratios of the
+The *derived* quantities (:data:`DERIVED_FEATURES`: ``bluff_ratio``, ``beaten_ratio``, ``defend_ratio``,
+``value_bluff_ratio``) are ratios of the
 decision features, computed in the card's design matrix (:func:`derive_features`), so decision rows stored before
 them serve cards that test them. A card tests them only when asked (``CardConfig.features``,
 ``rule_cards.py hunl --features +bluff_ratio``).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunl.distill.decisions import TURN_FEATURES
+from hunl.distill.decisions import TURN_FEATURES, VALUE_EQUITY
 from rulelearn.rules.cards import Quantity
 from rulelearn.rules.plain import count_grid, grid_for, scale_grid
 
@@ -38,7 +39,11 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 #: ``defend_ratio``, facing a bet of ``b`` pots, the share of the player's own range that beats the hand over the
 #: minimum-defence share ``1 / (1 + b)`` (at most 1: the hand is among the hands that must continue so that a pure
 #: bluff does not profit; NaN when not facing a bet).
-DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio", "defend_ratio")
+#: ``value_bluff_ratio``, the share of the player's own range its hand beats over the player's value share
+#: ``own_value`` (the hands of its range that beat more than :data:`hunl.distill.decisions.VALUE_EQUITY` of the
+#: opponent's range): the bluff count of ``bluff_ratio`` against the value bets the range can make against this
+#: opponent, not against its strong hands (it falls when the opponent's range is strong, as the equilibrium's bluffs do).
+DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio", "defend_ratio", "value_bluff_ratio")
 #: A derived ratio where its denominator (a strong share) is 0 (above every threshold of its grid).
 RATIO_CAP = 1e6
 #: Columns of a card's design matrix: :data:`hunl.distill.decisions.TURN_FEATURES`, the
@@ -47,7 +52,8 @@ CARD_FEATURES = TURN_FEATURES + DERIVED_FEATURES + ("facing", "street")
 _PCT, _OWN_STRONG = TURN_FEATURES.index("percentile"), TURN_FEATURES.index("own_strong")
 _EQUITY, _OPP_STRONG = TURN_FEATURES.index("equity"), TURN_FEATURES.index("opp_strong")
 _BET = TURN_FEATURES.index("facing_bet")
-_BLUFF, _BEATEN, _DEFEND = (CARD_FEATURES.index(f) for f in DERIVED_FEATURES)
+_OWN_VALUE = TURN_FEATURES.index("own_value")
+_BLUFF, _BEATEN, _DEFEND, _VALUE_BLUFF = (CARD_FEATURES.index(f) for f in DERIVED_FEATURES)
 
 
 def _decile_phrase(k: int, card: str = "river") -> str:
@@ -56,6 +62,9 @@ def _decile_phrase(k: int, card: str = "river") -> str:
     if k == 10:
         return f"on the best tenth of {card} cards"
     return f"on the {k}{'nd' if k == 2 else 'rd' if k == 3 else 'th'} tenth of {card} cards (from the worst)"
+
+
+_VALUE = f"{VALUE_EQUITY:.0%}"
 
 
 def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
@@ -108,6 +117,15 @@ def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
                  "own-range share beaten over your strong share",
                  "your hand is above your weakest hands, {lo} for each strong hand in your range, but among the "
                  "weakest, {hi} for each"),
+        Quantity("own_value", "share", f"more than {{t}} of your range beats {_VALUE} of the opponent's range",
+                 f"at most {{t}} of your range beats {_VALUE} of the opponent's range", "your value share",
+                 f"between {{lo}} and {{hi}} of your range beats {_VALUE} of the opponent's range"),
+        Quantity("value_bluff_ratio", "scale", "your hand is above your weakest hands, {t} for each hand of your "
+                 f"range that beats {_VALUE} of the opponent's range", "your hand is among your weakest hands, {t} for "
+                 f"each hand of your range that beats {_VALUE} of the opponent's range",
+                 "own-range share beaten over your value share",
+                 "your hand is above your weakest hands, {lo} for each hand of your range that beats "
+                 f"{_VALUE} of the opponent's range, but among the weakest, {{hi}} for each"),
     ]
     for k in range(1, 11):
         where = _decile_phrase(k, next_card)
@@ -164,9 +182,9 @@ def feature_grid(name: str) -> np.ndarray | None:
 def derive_features(Z: np.ndarray) -> np.ndarray:
     """Fill the :data:`DERIVED_FEATURES` columns of a card design matrix from its decision-feature columns.
 
-    ``bluff_ratio = percentile / own_strong`` and ``beaten_ratio = (1 - equity) / opp_strong``: shares of a range
-    over strong shares (ratios, unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is
-    NaN. ``defend_ratio = (1 - percentile) * (1 + facing_bet)``: the own-range share beating the hand over the
+    ``bluff_ratio = percentile / own_strong``, ``beaten_ratio = (1 - equity) / opp_strong`` and
+    ``value_bluff_ratio = percentile / own_value``: shares of a range over strong (or value) shares (ratios,
+    unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is NaN. ``defend_ratio = (1 - percentile) * (1 + facing_bet)``: the own-range share beating the hand over the
     minimum-defence share ``1 / (1 + b)``, NaN when not facing a bet. The bluff-to-value ratio and the minimum
     defence they express are those of Chen & Ankenman (2006), *The Mathematics of Poker*, Chapter 11 (a bet of
     ``b`` pots is balanced by ``b / (1 + b)`` bluffs per value bet).
@@ -182,7 +200,8 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
         ``Z`` itself.
     """
     for col, num, strong in ((_BLUFF, Z[:, _PCT], Z[:, _OWN_STRONG]),
-                             (_BEATEN, 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG])):
+                             (_BEATEN, 1.0 - Z[:, _EQUITY], Z[:, _OPP_STRONG]),
+                             (_VALUE_BLUFF, Z[:, _PCT], Z[:, _OWN_VALUE])):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ratio = np.where(strong > 0, num / np.where(strong > 0, strong, 1.0), RATIO_CAP)
         Z[:, col] = np.where(np.isnan(num) | np.isnan(strong), np.nan, np.minimum(ratio, RATIO_CAP))

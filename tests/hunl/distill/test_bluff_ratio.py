@@ -173,3 +173,50 @@ def test_a_card_run_refuses_unknown_features_before_any_work(tmp_path):
         with pytest.raises(ValueError, match="features must name quantities"):
             run_cards(CardJob(dbs=(str(tmp_path / "missing"),), features=bad, out=str(tmp_path / "out")))
     assert not (tmp_path / "out").exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.just(np.nan), st.floats(0, 1)), st.one_of(st.just(np.nan), st.just(0.0),
+                                                                                  st.floats(0, 1))),
+                min_size=1, max_size=30))
+def test_the_value_bluff_ratio_is_the_share_beaten_over_the_value_share(pairs):
+    pct, value = np.array(pairs, dtype=np.float64).T
+    X = np.full((pct.size, len(TURN_FEATURES)), 0.3)
+    X[:, PCT], X[:, TURN_FEATURES.index("own_value")] = pct, value
+    got = design_matrix(X, 5, False)[:, CARD_FEATURES.index("value_bluff_ratio")]
+    for p, v, g in zip(pct, value, got):
+        if np.isnan(p) or np.isnan(v):
+            assert np.isnan(g)
+        elif v == 0:
+            assert g == RATIO_CAP
+        else:
+            with np.errstate(over="ignore"):
+                assert g == pytest.approx(min(p / v, RATIO_CAP), rel=1e-12)
+
+
+def test_rows_stored_before_own_value_are_read_with_a_nan_column():
+    from hunl.distill.decisions import RIVER_FEATURES, upgrade_rows
+
+    k = TURN_FEATURES.index("own_value")
+    X = np.arange(3 * len(TURN_FEATURES), dtype=np.float32).reshape(3, -1)
+    old = np.delete(X, k, axis=1)
+    new = upgrade_rows(old)
+    assert new.dtype == np.float32 and new.shape == X.shape
+    assert np.all(np.isnan(new[:, k]))
+    np.testing.assert_array_equal(np.delete(new, k, axis=1), old)
+    assert upgrade_rows(X) is X
+    assert k == len(RIVER_FEATURES) - 1      # the deciles keep their places after the river's columns
+    for bad in (X[0], X[:, :-2]):
+        with pytest.raises(ValueError, match="X must be feature rows"):
+            upgrade_rows(bad)
+
+
+def test_the_value_quantities_name_the_value_line():
+    from hunl.distill.decisions import VALUE_EQUITY
+
+    q = {x.name: x for x in QUANTITIES}
+    line = f"{VALUE_EQUITY:.0%} of the opponent's range"
+    for name in ("own_value", "value_bluff_ratio"):
+        assert line in q[name].above and line in q[name].at_most and line in q[name].between
+    assert feature_grid("value_bluff_ratio") is not None and np.all(
+        [is_round(t, "scale") for t in feature_grid("value_bluff_ratio")])

@@ -241,3 +241,33 @@ def test_run_cards_learns_and_measures_an_own_range_card(tmp_path):
     assert card.cost.mean == pytest.approx(np.mean(x), abs=1e-9)
     with pytest.raises(ValueError, match="ranges"):
         run_cards(__import__("dataclasses").replace(job, ranges="node", out=str(tmp_path / "out2")))
+
+
+def test_own_value_is_the_share_of_the_own_range_beating_the_value_line(games):
+    """``own_value``: the own range at the node (Bayes' rule on the solution) weighted by the hands whose equity
+    against the opponent's starting range is above ``VALUE_EQUITY`` -- counted hand by hand against the ``equity``
+    column, in both range modes that read the own range."""
+    from hunl.distill.decisions import VALUE_EQUITY
+
+    g, sol = games[1]
+    ctx = DecisionContext(g)
+    reach = reach_probabilities(g, sol)
+    which = np.arange(ctx.nodes.size)
+    own = features_in(g, ctx, which, reach, "own")
+    start = features_in(g, ctx, which, reach, "start")
+    col, eqc = RIVER_FEATURES.index("own_value"), RIVER_FEATURES.index("equity")
+    seen = set()
+    for k in range(which.size):
+        p, n = int(ctx.player[k]), int(ctx.nodes[k])
+        hp = g.num_hands[p]
+        for feats, w in ((own[k], g.prior[p][:hp] * reach[p, n, :hp]), (start[k], g.prior[p][:hp].copy())):
+            eq = feats[:, eqc]
+            ok = ~np.isnan(eq)
+            got = feats[ok, col]
+            if w[ok].sum() == 0:
+                assert np.all(np.isnan(got))
+                continue
+            want = sum(w[h] for h in np.flatnonzero(ok) if eq[h] > VALUE_EQUITY) / w[ok].sum()
+            np.testing.assert_allclose(got, want, atol=1e-12)
+            seen.add(round(float(want), 6))
+    assert len(seen) > 3          # the share moves with the node's own range, not a constant
