@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hunl.distill.cost import evaluate_policy
-from hunl.distill.decisions import decision_rows
+from hunl.distill.decisions import RIVER_FEATURES, decision_rows
 from hunl.distill.optimal_leaves import endgame_leaves, optimise_leaves
 from hunl.distill.policy import DistilledPolicy, concat_rows, play
 from hunl.solver.game import HoldemEndgame
@@ -133,7 +133,7 @@ def test_information_set_values_add_up_to_the_payoffs_against_best_responses(set
     tuned = model.with_leaf_tables(tables)
     for g in games:
         iv = information_set_values(model, g, tables)
-        assert iv.X.shape == (iv.values.shape[0], 13) and iv.values.shape[1] == 4
+        assert iv.X.shape == (iv.values.shape[0], len(RIVER_FEATURES)) and iv.values.shape[1] == 4
         assert not np.isnan(iv.X[:, 0]).any() and np.all(iv.street == 5)
         pol = play(g, tuned)
         eng = engine_for(g)
