@@ -57,7 +57,7 @@ from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
-__all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
+__all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "printed_card", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
            "rule_weight", "split_moves", "thresholds_by_exploitability",
            "with_coverage", "with_strategies"]
 
@@ -897,8 +897,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         table, mixes_log = np.array(state.done("mixes")["table"]), state.done("mixes")["log"]
         moved = with_strategies(moved, table)
     searched = with_coverage(moved, coverage)
-    # a rule whose mix moved onto its section's default ("otherwise") mix plays as the default: one rule fewer
-    moved = searched.without_default_copies()
+    moved = printed_card(searched)
     tag = "thresholds moved by their cost"
     title = job.title if job.title else moved.title if tag in moved.title else (
         moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
@@ -928,6 +927,28 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     if job.doc:
         write_threshold_docs(job, result)
     return result
+
+
+def printed_card(card: RuleCard) -> RuleCard:
+    """The card a search writes: the same play with the rules its moves made redundant removed.
+
+    A rule whose mix moved onto its section's default ("otherwise") mix plays as the default
+    (:meth:`rulelearn.rules.cards.RuleCard.without_default_copies`), and two rules whose mixes moved onto the same
+    mix and whose conditions differ in one quantity on adjacent intervals become one
+    (:meth:`rulelearn.rules.cards.RuleCard.merge_equal_rules`, e.g. "at most 1% of the opponent's range is strong
+    ...: check" and "more than 1% ...: check"). Both are exact: every decision reads the same mix.
+
+    Parameters
+    ----------
+    card : RuleCard
+        A searched card (thresholds and mixes moved).
+
+    Returns
+    -------
+    RuleCard
+        The card with at most as many rules and conditions, playing the same strategy in every decision.
+    """
+    return card.without_default_copies().merge_equal_rules()
 
 
 def write_threshold_docs(job: ThresholdJob, result: dict) -> None:

@@ -18,6 +18,7 @@ from hunl.distill.threshold_search import (
     SplitWorkers,
     card_splits,
     move_split,
+    printed_card,
     rule_coverage,
     split_moves,
     threshold_changes,
@@ -407,3 +408,22 @@ def test_a_split_of_a_section_the_card_lacks_is_a_value_error():
         split_moves(card, bad)
     with pytest.raises(ValueError, match="is not a section of the card"):
         move_split(card, bad, split[2])
+
+
+def test_the_written_card_merges_the_rules_whose_mixes_moved_onto_one():
+    """river-value was written before searches merged equal rules: its rules "more than 1% of the opponent's range
+    strong ...: check" and "at most 1% ...: check" (the second's mix moved onto "check" by the mixes search) print
+    as one; every decision reads the same strategy."""
+    card = _card("river-value")
+    out = printed_card(card)
+    assert (out.n_rules, out.n_conditions) == (card.n_rules - 1, card.n_conditions - 4)
+    names = list(CARD_FEATURES)
+    for seed in range(3):
+        Z = _rows(20_000, seed)
+        Z[:, CARD_FEATURES.index("street")] = 5.0
+        a, b = card.rule_index(Z, names), out.rule_index(Z, names)
+        assert np.all(a >= 0) and np.all(b >= 0)
+        sa = np.array([r.strategy for r in card.rules()])[a]
+        sb = np.array([r.strategy for r in out.rules()])[b]
+        np.testing.assert_array_equal(sa, sb)
+    assert printed_card(out) == out          # nothing left to merge
