@@ -43,8 +43,8 @@ The range features are computed against one of three pairs of ranges (``ranges=`
 (``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled policy
 itself when it plays), the endgame's starting ranges (``"start"``, the default), or the acting player's *own*
 range at ``n`` with the opponent's starting range (``"own"``: ``percentile``, ``defend_margin``, ``own_strong``,
-``range_equity`` and ``own_value`` read the hands the player still holds after its own actions, e.g. its checking range when it
-faces a bet after a check). A human can track each; for a distilled policy ``"start"`` is much less exploitable
+``range_equity`` and ``own_value`` read the hands the player still holds after its own actions, e.g. its
+checking range when it faces a bet after a check). A human can track each; for a distilled policy ``"start"`` is much less exploitable
 than ``"node"``, because with ``"node"`` its features depend on its own and its opponent's earlier mistakes,
 which compounds them (docs/HUNL.md has the numbers). ``"own"`` reads only the player's own actions, the way the
 minimum-defence rule does (:mod:`hunl.distill.defence`).
