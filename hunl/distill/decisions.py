@@ -40,14 +40,14 @@ features (Bertsimas & Paskov 2022, Section 2.2; Ganzfried & Yusuf 2017, the cdf 
     the opponent's range (Bertsimas & Paskov 2022, Section 2.2).
 
 The range features are computed against one of three pairs of ranges (``ranges=``): the ranges at ``n``
-(``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled policy
-itself when it plays), the endgame's starting ranges (``"start"``, the default), or the acting player's *own*
-range at ``n`` with the opponent's starting range (``"own"``: ``percentile``, ``defend_margin``, ``own_strong``,
-``range_equity`` and ``own_value`` read the hands the player still holds after its own actions, e.g. its
-checking range when it faces a bet after a check). A human can track each; for a distilled policy ``"start"`` is much less exploitable
-than ``"node"``, because with ``"node"`` its features depend on its own and its opponent's earlier mistakes,
-which compounds them (docs/HUNL.md has the numbers). ``"own"`` reads only the player's own actions, the way the
-minimum-defence rule does (:mod:`hunl.distill.defence`).
+(``"node"``: Bayes' rule on the strategy being played - the equilibrium for training rows, the distilled
+policy itself when it plays), the endgame's starting ranges (``"start"``, the default), or the acting player's
+*own* range at ``n`` with the opponent's starting range (``"own"``: ``percentile``, ``defend_margin``,
+``own_strong``, ``range_equity`` and ``own_value`` read the hands the player still holds after its own
+actions, e.g. its checking range when it faces a bet after a check). A human can track each; for a distilled
+policy ``"start"`` is much less exploitable than ``"node"``, because with ``"node"`` its features depend on
+its own and its opponent's earlier mistakes, which compounds them (docs/HUNL.md has the numbers). ``"own"``
+reads only the player's own actions, the way the minimum-defence rule does (:mod:`hunl.distill.defence`).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr",
                   "own_value")
 #: A hand is *strong* when its equity against a uniform range is at least this (the ``opp_strong`` feature).
 STRONG_EQUITY = 0.8
-#: A hand of the player's range is a *value* hand when it beats more than this share of the opponent's range (the
-#: ``own_value`` feature; the river card's value bets start there).
+#: A hand of the player's range is a *value* hand when it beats more than this share of the opponent's range
+#: (the ``own_value`` feature; the river card's value bets start there).
 VALUE_EQUITY = 0.85
 TURN_FEATURES = RIVER_FEATURES + tuple(f"decile_{i}" for i in range(1, 11))
 
@@ -514,8 +514,8 @@ def upgrade_rows(X: np.ndarray) -> np.ndarray:
     """Feature rows stored before ``own_value`` joined :data:`RIVER_FEATURES`, in today's column order.
 
     Rows cached by earlier runs (a card run's ``rows_*.npz``, a flop run's solved training endgames) have the
-    columns of :data:`TURN_FEATURES` without ``own_value``; it is inserted as NaN (no stored rule tests it), so
-    that the decile columns keep their names.
+    columns of :data:`TURN_FEATURES` without ``own_value``; it is inserted as NaN (no stored rule tests it),
+    so that the decile columns keep their names.
 
     Parameters
     ----------
@@ -534,8 +534,9 @@ def upgrade_rows(X: np.ndarray) -> np.ndarray:
     """
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] not in (len(TURN_FEATURES), len(TURN_FEATURES) - 1):
-        raise ValueError(f"X must be feature rows of shape (m, {len(TURN_FEATURES)}) (or (m, {len(TURN_FEATURES) - 1}) "
-                         f"stored before own_value), got shape {X.shape}")
+        n = len(TURN_FEATURES)
+        raise ValueError(f"X must be feature rows of shape (m, {n}) (or (m, {n - 1}) stored before "
+                         f"own_value), got shape {X.shape}")
     if X.shape[1] == len(TURN_FEATURES):
         return X
     k = TURN_FEATURES.index("own_value")

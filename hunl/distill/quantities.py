@@ -40,9 +40,10 @@ SECTION_FEATURES = ("street", "in_position", "facing")
 #: minimum-defence share ``1 / (1 + b)`` (at most 1: the hand is among the hands that must continue so that a pure
 #: bluff does not profit; NaN when not facing a bet).
 #: ``value_bluff_ratio``, the share of the player's own range its hand beats over the player's value share
-#: ``own_value`` (the hands of its range that beat more than :data:`hunl.distill.decisions.VALUE_EQUITY` of the
-#: opponent's range): the bluff count of ``bluff_ratio`` against the value bets the range can make against this
-#: opponent, not against its strong hands (it falls when the opponent's range is strong, as the equilibrium's bluffs do).
+#: ``own_value`` (the hands of its range that beat more than :data:`hunl.distill.decisions.VALUE_EQUITY` of
+#: the opponent's range): the bluff count of ``bluff_ratio`` against the value bets the range can make against
+#: this opponent, not against its strong hands (it falls when the opponent's range is strong, as the
+#: equilibrium's bluffs do).
 DERIVED_FEATURES = ("bluff_ratio", "beaten_ratio", "defend_ratio", "value_bluff_ratio")
 #: A derived ratio where its denominator (a strong share) is 0 (above every threshold of its grid).
 RATIO_CAP = 1e6
@@ -117,11 +118,14 @@ def _quantities(next_card: str = "river") -> tuple[Quantity, ...]:
                  "own-range share beaten over your strong share",
                  "your hand is above your weakest hands, {lo} for each strong hand in your range, but among the "
                  "weakest, {hi} for each"),
-        Quantity("own_value", "share", f"more than {{t}} of your range beats {_VALUE} of the opponent's range",
+        Quantity("own_value", "share",
+                 f"more than {{t}} of your range beats {_VALUE} of the opponent's range",
                  f"at most {{t}} of your range beats {_VALUE} of the opponent's range", "your value share",
                  f"between {{lo}} and {{hi}} of your range beats {_VALUE} of the opponent's range"),
-        Quantity("value_bluff_ratio", "scale", "your hand is above your weakest hands, {t} for each hand of your "
-                 f"range that beats {_VALUE} of the opponent's range", "your hand is among your weakest hands, {t} for "
+        Quantity("value_bluff_ratio", "scale",
+                 "your hand is above your weakest hands, {t} for each hand of your "
+                 f"range that beats {_VALUE} of the opponent's range",
+                 "your hand is among your weakest hands, {t} for "
                  f"each hand of your range that beats {_VALUE} of the opponent's range",
                  "own-range share beaten over your value share",
                  "your hand is above your weakest hands, {lo} for each hand of your range that beats "
@@ -184,10 +188,11 @@ def derive_features(Z: np.ndarray) -> np.ndarray:
 
     ``bluff_ratio = percentile / own_strong``, ``beaten_ratio = (1 - equity) / opp_strong`` and
     ``value_bluff_ratio = percentile / own_value``: shares of a range over strong (or value) shares (ratios,
-    unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is NaN. ``defend_ratio = (1 - percentile) * (1 + facing_bet)``: the own-range share beating the hand over the
-    minimum-defence share ``1 / (1 + b)``, NaN when not facing a bet. The bluff-to-value ratio and the minimum
-    defence they express are those of Chen & Ankenman (2006), *The Mathematics of Poker*, Chapter 11 (a bet of
-    ``b`` pots is balanced by ``b / (1 + b)`` bluffs per value bet).
+    unitless), :data:`RATIO_CAP` where the strong share is 0 and NaN where an input is NaN. ``defend_ratio =
+    (1 - percentile) * (1 + facing_bet)``: the own-range share beating the hand over the minimum-defence share
+    ``1 / (1 + b)``, NaN when not facing a bet. The bluff-to-value ratio and the minimum defence they express
+    are those of Chen & Ankenman (2006), *The Mathematics of Poker*, Chapter 11 (a bet of ``b`` pots is
+    balanced by ``b / (1 + b)`` bluffs per value bet).
 
     Parameters
     ----------

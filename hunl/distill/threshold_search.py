@@ -933,10 +933,10 @@ def printed_card(card: RuleCard) -> RuleCard:
     """The card a search writes: the same play with the rules its moves made redundant removed.
 
     A rule whose mix moved onto its section's default ("otherwise") mix plays as the default
-    (:meth:`rulelearn.rules.cards.RuleCard.without_default_copies`), and two rules whose mixes moved onto the same
-    mix and whose conditions differ in one quantity on adjacent intervals become one
-    (:meth:`rulelearn.rules.cards.RuleCard.merge_equal_rules`, e.g. "at most 1% of the opponent's range is strong
-    ...: check" and "more than 1% ...: check"). Both are exact: every decision reads the same mix.
+    (:meth:`rulelearn.rules.cards.RuleCard.without_default_copies`), and two rules whose mixes moved onto the
+    same mix and whose conditions differ in one quantity on adjacent intervals become one
+    (:meth:`rulelearn.rules.cards.RuleCard.merge_equal_rules`, e.g. "at most 1% of the opponent's range is
+    strong ...: check" and "more than 1% ...: check"). Both are exact: every decision reads the same mix.
 
     Parameters
     ----------

@@ -244,9 +244,9 @@ def test_run_cards_learns_and_measures_an_own_range_card(tmp_path):
 
 
 def test_own_value_is_the_share_of_the_own_range_beating_the_value_line(games):
-    """``own_value``: the own range at the node (Bayes' rule on the solution) weighted by the hands whose equity
-    against the opponent's starting range is above ``VALUE_EQUITY`` -- counted hand by hand against the ``equity``
-    column, in both range modes that read the own range."""
+    """``own_value``: the own range at the node (Bayes' rule on the solution) weighted by the hands whose
+    equity against the opponent's starting range is above ``VALUE_EQUITY`` -- counted hand by hand against the
+    ``equity`` column, in the own mode and the start mode."""
     from hunl.distill.decisions import VALUE_EQUITY
 
     g, sol = games[1]

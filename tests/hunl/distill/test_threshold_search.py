@@ -411,10 +411,11 @@ def test_a_split_of_a_section_the_card_lacks_is_a_value_error():
 
 
 def test_the_written_card_merges_the_rules_whose_mixes_moved_onto_one():
-    """river-value as first written, before searches merged equal rules (a fixture): its rules "more than 1% of the
-    opponent's range strong ...: check" and "at most 1% ...: check" (the second's mix moved onto "check" by the
-    mixes search) print as one; every decision reads the same strategy."""
-    card = RuleCard.from_dict(json.loads((Path(__file__).parent / "fixtures" / "river-value-unmerged.json").read_text()))
+    """river-value as first written, before searches merged equal rules (a fixture): its rules "more than 1%
+    of the opponent's range strong ...: check" and "at most 1% ...: check" (the second's mix moved onto
+    "check" by the mixes search) print as one; every decision reads the same strategy."""
+    fixture = Path(__file__).parent / "fixtures" / "river-value-unmerged.json"
+    card = RuleCard.from_dict(json.loads(fixture.read_text()))
     out = printed_card(card)
     assert (out.n_rules, out.n_conditions) == (card.n_rules - 1, card.n_conditions - 4)
     names = list(CARD_FEATURES)
