@@ -42,7 +42,7 @@ from hunl.distill.cards import (
     grow_card_by_regret,
     grow_card_tree,
 )
-from hunl.distill.decisions import DecisionRows, upgrade_rows
+from hunl.distill.decisions import TURN_FEATURES, DecisionRows, upgrade_rows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
 from hunl.distill.policy import DistilledPolicy, concat_rows
@@ -219,6 +219,7 @@ class _Data:
         self.parts = []
         rows = []
         out = Path(job.out)
+        reads_value = bool({"own_value", "value_bluff_ratio"} & set(job.features or ()))
         for k, path in enumerate(job.dbs):
             db = SolutionDatabase(path)
             family = db.family()
@@ -229,11 +230,14 @@ class _Data:
             thin += "" if job.streets is None else "_streets" + "".join(str(s) for s in sorted(job.streets))
             thin += "" if job.ranges == "start" else f"_{job.ranges}"
             cache = out / f"rows_{k}_{Path(path).name}_{len(train_ids)}{thin}.npz"
+            r = None
             if cache.exists():
                 with np.load(cache) as z:
-                    r = DecisionRows(*(upgrade_rows(z[f]) if f == "X" else z[f]
-                                       for f in DecisionRows.__dataclass_fields__))
-            else:
+                    # rows stored before own_value serve every card that does not read it (upgrade_rows: NaN)
+                    if z["X"].shape[1] == len(TURN_FEATURES) or not reads_value:
+                        r = DecisionRows(*(upgrade_rows(z[f]) if f == "X" else z[f]
+                                           for f in DecisionRows.__dataclass_fields__))
+            if r is None:
                 from tqdm.auto import tqdm
 
                 with tqdm(total=train_ids.size, unit="endgame", desc=f"decision rows {Path(path).name}") as bar:

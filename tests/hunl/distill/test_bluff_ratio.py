@@ -220,3 +220,30 @@ def test_the_value_quantities_name_the_value_line():
         assert line in q[name].above and line in q[name].at_most and line in q[name].between
     assert feature_grid("value_bluff_ratio") is not None and np.all(
         [is_round(t, "scale") for t in feature_grid("value_bluff_ratio")])
+
+
+def test_rows_cached_before_own_value_are_made_again_for_a_card_that_reads_it(tmp_path, small_river_db):
+    """A card run's cached training rows from before ``own_value`` (one column fewer) serve a card that does not
+    read it (``own_value`` NaN), and are made again for one that does (``--features +value_bluff_ratio``)."""
+    from dataclasses import replace
+
+    from hunl.distill.card_experiment import CardJob, _Data
+    from rulelearn.data.executors import SerialExecutor
+
+    path, _ = small_river_db
+    job = CardJob(dbs=(str(path),), out=str(tmp_path), max_test=2, test_fraction=0.25)
+    k = TURN_FEATURES.index("own_value")
+    fresh = _Data(job, SerialExecutor()).rows
+    assert np.isfinite(fresh.X[:, k]).any()
+    (cache,) = tmp_path.glob("rows_*.npz")
+    with np.load(cache) as z:
+        old = {f: z[f] for f in z.files}
+    old["X"] = np.delete(old["X"], k, axis=1)
+    np.savez(cache, **old)
+    stale = _Data(job, SerialExecutor()).rows
+    assert np.all(np.isnan(stale.X[:, k]))
+    np.testing.assert_array_equal(np.delete(stale.X, k, axis=1), np.delete(fresh.X, k, axis=1))
+    reads = _Data(replace(job, features=DEFAULT_CARD_FEATURES + ("value_bluff_ratio",)), SerialExecutor()).rows
+    np.testing.assert_array_equal(reads.X, fresh.X)
+    with np.load(cache) as z:
+        assert z["X"].shape[1] == len(TURN_FEATURES)          # written again with today's columns
