@@ -42,7 +42,7 @@ from hunl.distill.cards import (
     grow_card_by_regret,
     grow_card_tree,
 )
-from hunl.distill.decisions import TURN_FEATURES, DecisionRows, upgrade_rows
+from hunl.distill.decisions import TURN_FEATURES, DecisionRows
 from hunl.distill.optimal_leaves import optimise_leaves
 from hunl.distill.pipeline import BASELINES, BASELINES_VERSION, collect_rows, score_policies, take
 from hunl.distill.policy import DistilledPolicy, concat_rows
@@ -233,10 +233,9 @@ class _Data:
             r = None
             if cache.exists():
                 with np.load(cache) as z:
-                    # rows stored before own_value serve every card that does not read it (upgrade_rows: NaN)
+                    # rows stored before own_value serve every card that does not read it (its column NaN)
                     if z["X"].shape[1] == len(TURN_FEATURES) or not reads_value:
-                        r = DecisionRows(*(upgrade_rows(z[f]) if f == "X" else z[f]
-                                           for f in DecisionRows.__dataclass_fields__))
+                        r = DecisionRows.from_stored(z)
             if r is None:
                 from tqdm.auto import tqdm
 

@@ -447,6 +447,29 @@ class DecisionRows:
     hand: np.ndarray
     stake: np.ndarray
 
+    @classmethod
+    def from_stored(cls, stored) -> DecisionRows:
+        """The rows stored under their field names (an ``np.load`` of a cache written with every field).
+
+        Parameters
+        ----------
+        stored : mapping of str to numpy.ndarray
+            At least every field; ``X`` may be of the columns before ``own_value`` (:func:`upgrade_rows`).
+
+        Returns
+        -------
+        DecisionRows
+            ``X`` in :data:`TURN_FEATURES` order, the other fields as stored.
+
+        Raises
+        ------
+        KeyError
+            If a field is missing.
+        ValueError
+            If ``X`` has neither today's column count nor the one before ``own_value``.
+        """
+        return cls(*(upgrade_rows(stored[f]) if f == "X" else stored[f] for f in cls.__dataclass_fields__))
+
 
 def decision_rows(game, probs: np.ndarray, min_weight: float = 0.0, ranges: str = "start",
                   streets=None) -> DecisionRows:

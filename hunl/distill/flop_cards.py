@@ -45,7 +45,7 @@ import numpy as np
 
 from hunl.distill.cards import CARD_RANGES, CardConfig, StreetCards, fit_card, grow_card_tree
 from hunl.distill.cost import evaluate_policy
-from hunl.distill.decisions import DecisionRows, decision_rows, upgrade_rows
+from hunl.distill.decisions import DecisionRows, decision_rows
 from hunl.distill.pipeline import BASELINES
 from hunl.distill.policy import OnStreets, concat_rows, play_beside_solution
 from hunl.distill.sampler import EndgameSampler
@@ -663,8 +663,7 @@ def _train_and_fit(job: FlopJob, turn: RuleCard, river: RuleCard):
     parts, dcfr_train = [], []
     for k in train_ids:
         with np.load(out / "train" / f"{k}{suffix}.npz") as z:
-            parts.append(DecisionRows(*(upgrade_rows(z[f]) if f == "X" else z[f]
-                                        for f in DecisionRows.__dataclass_fields__)))
+            parts.append(DecisionRows.from_stored(z))
             dcfr_train.append(float(z["dcfr_pct_pot"]))
     rows = concat_rows(parts)
 
