@@ -117,8 +117,7 @@ def class_routing(member: np.ndarray) -> np.ndarray:
     """``(4, n_actions)``: where each class's probability goes on a node whose actions have classes ``member``
     (evenly over the actions of the class, or to the nearest class the node has; see the module docstring).
 
-    Read-only, cached per pattern of classes (a tree has a handful). Unlike :func:`classes_to_actions` it does
-    not check ``member``.
+    Read-only, cached per pattern of classes (a tree has a handful).
 
     Parameters
     ----------
@@ -136,13 +135,14 @@ def class_routing(member: np.ndarray) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``member`` is empty.
-    IndexError
-        If a class of ``member`` is 4 or more.
-    ZeroDivisionError
-        If a class of ``member`` is negative.
+        If ``member`` is empty or a class of it is not 0-3.
     """
-    return _routing(tuple(int(c) for c in member))
+    key = tuple(int(c) for c in np.ravel(member))
+    if not key:
+        raise ValueError("member must name the class of at least one action, got none")
+    if min(key) < 0 or max(key) >= N_CLASSES:
+        raise ValueError(f"member must hold classes 0-{N_CLASSES - 1} (edge_classes of a node's children), got {key}")
+    return _routing(key)
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 from games.core.best_response import expected_value, exploitability
 from games.core.policy import Policy
 from games.core.tree import DECISION
-from hunl.distill.actions import N_CLASSES, actions_to_classes, classes_to_actions, edge_classes
+from hunl.distill.actions import (
+    N_CLASSES,
+    actions_to_classes,
+    class_routing,
+    classes_to_actions,
+    edge_classes,
+)
 from hunl.distill.cost import evaluate_policy, seat_mix
 from hunl.distill.decisions import (
     RIVER_FEATURES,
@@ -99,6 +105,19 @@ def test_classes_to_actions_round_trip_and_nearest():
         classes_to_actions(p, [0, 4])
     with pytest.raises(ValueError, match="class_probs"):
         classes_to_actions(np.ones((1, 3)), [0, 1])
+
+
+@pytest.mark.parametrize("member", [[], [0, 4], [-1, 1], [0, 1, 7]])
+def test_class_routing_names_a_bad_class(member):
+    # a class outside 0-3 (or none) is refused by name, not as an IndexError / ZeroDivisionError of the routing
+    with pytest.raises(ValueError, match="member"):
+        class_routing(member)
+
+
+def test_class_routing_is_shared_and_read_only():
+    r = class_routing(np.array([0, 1, 1, 3]))
+    assert r is class_routing([0, 1, 1, 3]) and not r.flags.writeable
+    assert np.allclose(r.sum(axis=1), 1.0) and np.allclose(r[2], [0, 0.5, 0.5, 0])
 
 
 # ----------------------------------------------------------------------------------------------- decisions
