@@ -141,7 +141,8 @@ def class_routing(member: np.ndarray) -> np.ndarray:
     if not key:
         raise ValueError("member must name the class of at least one action, got none")
     if min(key) < 0 or max(key) >= N_CLASSES:
-        raise ValueError(f"member must hold classes 0-{N_CLASSES - 1} (edge_classes of a node's children), got {key}")
+        raise ValueError(f"member must hold classes 0-{N_CLASSES - 1} (edge_classes of a node's children), "
+                         f"got {key}")
     return _routing(key)
 
 

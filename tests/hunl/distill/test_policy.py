@@ -109,7 +109,7 @@ def test_classes_to_actions_round_trip_and_nearest():
 
 @pytest.mark.parametrize("member", [[], [0, 4], [-1, 1], [0, 1, 7]])
 def test_class_routing_names_a_bad_class(member):
-    # a class outside 0-3 (or none) is refused by name, not as an IndexError / ZeroDivisionError of the routing
+    # a class outside 0-3 (or none) is refused by name, not as an IndexError / ZeroDivisionError inside
     with pytest.raises(ValueError, match="member"):
         class_routing(member)
 
