@@ -180,11 +180,12 @@ def classes_to_actions(class_probs, member) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``member`` holds a value outside 0-3 or ``class_probs`` has the wrong shape.
+        If ``member`` is not a vector, is empty or holds a value outside 0-3 (:func:`class_routing`), or
+        ``class_probs`` has the wrong shape.
     """
     member = np.asarray(member, dtype=np.int64)
-    if member.ndim != 1 or member.size == 0 or member.min() < 0 or member.max() >= N_CLASSES:
-        raise ValueError(f"member must be a non-empty vector of classes in 0..{N_CLASSES - 1}, got {member!r}")
+    if member.ndim != 1:
+        raise ValueError(f"member must be a vector of classes (one per action), got shape {member.shape}")
     p = np.asarray(class_probs, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] != N_CLASSES:
         raise ValueError(f"class_probs must have shape (m, {N_CLASSES}), got {p.shape}")

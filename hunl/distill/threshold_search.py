@@ -57,9 +57,9 @@ from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.rules.cards import CardCondition, CardRule, CardSection, RuleCard
 from rulelearn.validation import check_game_weights, check_int
 
-__all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "printed_card", "card_splits", "move_split", "rule_coverage", "run_threshold_search",
-           "rule_weight", "split_moves", "thresholds_by_exploitability",
-           "with_coverage", "with_strategies"]
+__all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "card_splits", "move_split", "printed_card", "rule_coverage",
+           "run_threshold_search", "rule_weight", "split_moves", "thresholds_by_exploitability", "with_coverage",
+           "with_strategies"]
 
 
 def _group_of(card: RuleCard, i: int) -> list[int]:
