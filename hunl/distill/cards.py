@@ -30,6 +30,7 @@ import numpy as np
 
 from hunl.distill.actions import N_CLASSES
 from hunl.distill.decisions import DecisionRows
+from hunl.distill.hand_order import AGGRESSION, HAND_ORDERS, hand_positions, order_codes, ranked_class_probs
 from hunl.distill.optimal_leaves import LeafWorkers, information_set_values, optimise_leaves
 from hunl.distill.policy import FACING_ONLY
 from hunl.distill.quantities import (
@@ -68,6 +69,7 @@ ACTION_WORDS = (("check", "bet small", "bet big", "all-in"), ("fold", "call", "r
 _SECTION_COLS = [CARD_FEATURES.index(f) for f in SECTION_FEATURES]
 _PURE_COLS = [CARD_FEATURES.index("facing"), CARD_FEATURES.index("street")]
 _FACING_COLS = [CARD_FEATURES.index(f) for f in FACING_ONLY]
+_EQUITY_COL = CARD_FEATURES.index("equity")
 
 
 @dataclass(frozen=True)
@@ -239,15 +241,41 @@ def _section_of(conds) -> tuple:
     return street, player, facing
 
 
-def action_text(row, facing: bool | None) -> str:
+def action_text(row, facing: bool | None, order: str = "random") -> str:
     """A rule's strategy in words: ``row`` (4 class probabilities) as a plain mix of the actions of its decision
     type (``facing`` a bet, not, or ``None`` for either), e.g. ``"bet big 2 in 3, check 1 in 3"``; percentages
-    where no denominator up to 10 gives it exactly."""
+    where no denominator up to 10 gives it exactly.
+
+    With ``order`` ``"best"`` or ``"worst"`` (the rule is played by hand order, :mod:`hunl.distill.hand_order`)
+    the mix is said as which hands play what, the most aggressive action first: ``"call with the best 2 in 5 of
+    these hands, fold the rest"``, ``"all-in with the weakest 3 in 10 of these hands, bet big with the next 4
+    in 10, check the rest"``. A pure action is named alone either way.
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not one of :data:`hunl.distill.hand_order.HAND_ORDERS`, or ``row`` is negative or sums
+        to 0.
+    """
     row = np.asarray(row, dtype=np.float64)
     words = ACTION_WORDS[2 if facing is None else int(facing)]
+    if order not in HAND_ORDERS:
+        raise ValueError(f"order must be one of {HAND_ORDERS}, got {order!r}")
     counts, d = plain_fractions(row, 1e-9, denominators=(1, 2, 3, 4, 5, 6, 8, 10, 1000))
+    if order != "random" and int(np.count_nonzero(counts)) > 1:
+        return _ranked_text(words, counts, d, order)
     return describe_plain_mix(words, counts, d) if d <= 10 else ", ".join(
         f"{words[c]} {100 * row[c]:.0f}%" for c in np.argsort(-row) if row[c] >= 0.005)
+
+
+def _ranked_text(words, counts, d: int, order: str) -> str:
+    """The words of a mix given out by hand order (:func:`action_text`)."""
+    present = [c for c in AGGRESSION if counts[c] > 0]
+    share = (lambda k: f"{int(counts[k])} in {d}") if d <= 10 else (lambda k: f"{100 * counts[k] / d:.0f}%")
+    parts = [f"{words[present[0]]} with the {'best' if order == 'best' else 'weakest'} {share(present[0])} of "
+             "these hands"]
+    parts += [f"{words[c]} with the next {share(c)}" for c in present[1:-1]]
+    return ", ".join(parts + [f"{words[present[-1]]} the rest"])
 
 
 def card_from_tree(tree: GrownTree, n_rules: int, table, coverage, title: str, cost: CardCost | None = None,
@@ -395,13 +423,27 @@ class CardPolicy:
 
     name = "rule card"
 
-    def __init__(self, card: RuleCard, table=None):
+    def __init__(self, card: RuleCard, table=None, codes=None):
         self.card = card
         self.ranges = card_ranges(card)
         self.table = np.asarray([r.strategy for r in card.rules()] if table is None else table, dtype=np.float64)
         if self.table.shape != (card.n_rules, N_CLASSES):
             raise ValueError(f"table must have shape ({card.n_rules}, {N_CLASSES}), got {self.table.shape}")
+        self.codes = order_codes([r.order for r in card.rules()]) if codes is None else \
+            np.asarray(codes, dtype=np.int64)
+        if self.codes.shape != (card.n_rules,):
+            raise ValueError(f"codes must have shape ({card.n_rules},), got {self.codes.shape}")
         self.streets = tuple(int(s) for s in card.meta.get("streets", (4, 5)))
+
+    @property
+    def reads_hand_order(self) -> bool:
+        """Whether some rule is played by hand order (:mod:`hunl.distill.hand_order`): then :meth:`class_probs`
+        needs each row's node and weight."""
+        return bool(np.any(self.codes != 0))
+
+    def leaf_codes(self, key) -> np.ndarray:
+        """``(n_rules,)`` int64: each rule's hand order code (:func:`hunl.distill.hand_order.order_codes`)."""
+        return self.codes
 
     def leaf_keys(self) -> tuple:
         return (CARD_KEY,)
@@ -413,8 +455,8 @@ class CardPolicy:
         return self.table
 
     def with_leaf_tables(self, tables: dict) -> CardPolicy:
-        """The same card playing ``tables[CARD_KEY]``."""
-        return CardPolicy(self.card, tables[CARD_KEY])
+        """The same card playing ``tables[CARD_KEY]`` (in the same hand orders)."""
+        return CardPolicy(self.card, tables[CARD_KEY], self.codes)
 
     def n_rules(self) -> int:
         return self.card.n_rules
@@ -438,9 +480,41 @@ class CardPolicy:
             raise ValueError("the card has no rule for some decisions")
         return CARD_KEY, idx
 
-    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
-        """``(m, 4)`` class distributions of the rules the rows read."""
-        return self.table[self.leaf_ids(street, facing, 0, X)[1]]
+    def class_probs(self, street: int, facing: bool, X, nodes=None, weights=None) -> np.ndarray:
+        """``(m, 4)`` class distributions of the rules the rows read.
+
+        Parameters
+        ----------
+        street : int
+        facing : bool
+        X : numpy.ndarray of float64, shape ``(m, F)``
+            Feature rows of the street (:func:`hunl.distill.decisions.feature_names`).
+        nodes : array_like of int, shape ``(m,)``, optional
+            The decision node of each row; needed when a rule is played by hand order (:attr:`reads_hand_order`).
+        weights : array_like of float, shape ``(m,)``, optional
+            Each row's hand probability in the acting player's range at its node (the range the card reads);
+            needed with ``nodes``.
+
+        Raises
+        ------
+        ValueError
+            If a rule is played by hand order and ``nodes`` or ``weights`` is missing, or a row reads no rule.
+        """
+        idx = self.leaf_ids(street, facing, 0, X)[1]
+        if not self.reads_hand_order:
+            return self.table[idx]
+        if nodes is None or weights is None:
+            raise ValueError("the card plays rules by hand order: class_probs needs the nodes and weights of the "
+                             "rows (which hands share a decision, and how likely each is in the range)")
+        return self.ranked_probs(street, facing, X, idx, nodes, weights)
+
+    def ranked_probs(self, street: int, facing: bool, X, idx, nodes, weights) -> np.ndarray:
+        """:meth:`class_probs` of rows whose rules ``idx`` are known (:func:`hunl.distill.hand_order.
+        hand_positions` on the hand's share of the opponent's range beaten, then
+        :func:`~hunl.distill.hand_order.ranked_class_probs`)."""
+        strength = self.design(street, facing, X)[:, _EQUITY_COL]
+        lo, hi = hand_positions(idx, nodes, strength, weights)
+        return ranked_class_probs(self.table, self.codes, idx, lo, hi)
 
 
 class StreetCards:
@@ -495,9 +569,15 @@ class StreetCards:
         k = min(self.policies, key=lambda v: (abs(v - int(street)), -v))
         return self.policies[k]
 
-    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
-        """``(m, 4)`` class distributions of the rules the rows read, in the card of ``street``."""
-        return self.policy_for(street).class_probs(street, facing, X)
+    @property
+    def reads_hand_order(self) -> bool:
+        """Whether some card plays a rule by hand order (:attr:`CardPolicy.reads_hand_order`)."""
+        return any(p.reads_hand_order for p in self.policies.values())
+
+    def class_probs(self, street: int, facing: bool, X, nodes=None, weights=None) -> np.ndarray:
+        """``(m, 4)`` class distributions of the rules the rows read, in the card of ``street``
+        (:meth:`CardPolicy.class_probs`)."""
+        return self.policy_for(street).class_probs(street, facing, X, nodes, weights)
 
 
 class CompositeCard:
@@ -538,6 +618,8 @@ class CompositeCard:
             self._offsets[k] = a
             a += pol.table.shape[0]
         self._fixed_table = np.concatenate([pol.table for pol in self.fixed.policies.values()])
+        self._fixed_codes = np.concatenate([pol.codes for pol in self.fixed.policies.values()])
+        self.reads_hand_order = learn.reads_hand_order or self.fixed.reads_hand_order
 
     def ranges_of(self, street: int) -> str:
         """The ranges the card playing ``street`` reads: the learned card's on its streets, else the fixed card's."""
@@ -548,6 +630,10 @@ class CompositeCard:
 
     def leaf_table(self, key) -> np.ndarray:
         return self.learn.table if key == CARD_KEY else self._fixed_table
+
+    def leaf_codes(self, key) -> np.ndarray:
+        """Hand order codes of the rules of ``key`` (:meth:`CardPolicy.leaf_codes`), as :meth:`leaf_table`."""
+        return self.learn.codes if key == CARD_KEY else self._fixed_codes
 
     def leaf_ids(self, street: int, facing: bool, player: int, X) -> tuple:
         """The learned card's rule (key :data:`CARD_KEY`) on its streets, else the fixed card's rule (key
@@ -563,9 +649,12 @@ class CompositeCard:
         """The learned card playing ``tables[CARD_KEY]``, beside the same fixed cards."""
         return CompositeCard(self.learn.with_leaf_tables(tables), self.fixed.cards)
 
-    def class_probs(self, street: int, facing: bool, X) -> np.ndarray:
-        key, idx = self.leaf_ids(street, facing, 0, X)
-        return self.leaf_table(key)[idx]
+    def class_probs(self, street: int, facing: bool, X, nodes=None, weights=None) -> np.ndarray:
+        """``(m, 4)`` class distributions: the learned card's on its streets, else the fixed card's
+        (:meth:`CardPolicy.class_probs`)."""
+        if int(street) in self.learn.streets:
+            return self.learn.class_probs(street, facing, X, nodes, weights)
+        return self.fixed.class_probs(street, facing, X, nodes, weights)
 
 
 def card_model(card: RuleCard, fixed=None):

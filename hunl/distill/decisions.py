@@ -63,7 +63,7 @@ from hunl.distill.actions import N_CLASSES, edge_classes
 from hunl.poker.cards import COMBO_CARDS
 
 __all__ = ["RIVER_FEATURES", "TURN_FEATURES", "STRONG_EQUITY", "VALUE_EQUITY", "RANGE_MODES", "feature_names", "DecisionContext", "reach_probabilities",
-           "node_features", "features_in", "decision_rows", "DecisionRows", "upgrade_rows"]
+           "node_features", "features_in", "decision_rows", "DecisionRows", "range_weights", "upgrade_rows"]
 
 RIVER_FEATURES = ("equity", "equity_uniform", "percentile", "facing_bet", "spr", "opp_bets", "opp_bets_prev",
                   "in_position", "opp_strong", "equity_margin", "defend_margin", "own_strong", "range_equity",
@@ -411,6 +411,33 @@ def features_in(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarray
         pos = [i for i, m in enumerate(modes) if m == mode]
         for i, x in zip(pos, features_in(game, ctx, which[pos], reach, mode)):
             out[i] = x
+    return out
+
+
+def range_weights(game, ctx, which, reach: np.ndarray | None = None) -> list[np.ndarray]:
+    """The acting player's range at each decision node ``ctx.nodes[which]``: each hand's prior weight times the
+    player's own reach of the node (``reach`` of :func:`hunl.distill.decisions.reach_probabilities`; ``None``:
+    the starting range).
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    ctx : hunl.distill.decisions.DecisionContext
+    which : array_like of int
+        Positions into ``ctx.nodes``.
+    reach : numpy.ndarray of float64, shape ``(2, N, Hm)``, optional
+
+    Returns
+    -------
+    list of numpy.ndarray of float64
+        One ``(H_p,)`` vector a node (``H_p`` the acting player's hands), in the order of ``which``.
+    """
+    out = []
+    for k in np.asarray(which, dtype=np.int64):
+        p = int(ctx.player[k])
+        hp = game.num_hands[p]
+        w = np.asarray(game.prior[p][:hp], dtype=np.float64)
+        out.append(w * reach[p, int(ctx.nodes[k]), :hp] if reach is not None else w.copy())
     return out
 
 

@@ -26,12 +26,13 @@ from numba import njit
 
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
-from hunl.distill.decisions import DecisionContext, features_in, node_features
+from hunl.distill.decisions import DecisionContext, features_in, node_features, range_weights
+from hunl.distill.hand_order import hand_positions, ranked_mix
 from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
-           "exploitability_pct", "information_set_values", "node_groups"]
+           "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "reach_of"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class _NodeLeaves:
     route: np.ndarray  # (4, n_actions)
     key: tuple
     leaves: np.ndarray  # (H,) leaf node id of every hand of the acting player
+    lo: np.ndarray | None = None  # (H,) each hand's place in its leaf's hand order at the node (hand_order)
+    hi: np.ndarray | None = None
 
 
 def _leaf_ranges(model) -> str:
@@ -93,19 +96,60 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
         If ``model.ranges`` is not ``"start"`` or ``"own"``, e.g. ``"node"`` (the leaves would change with
         both players' leaf strategies), or ``chunk`` is 0.
     """
-    ctx, chunks = endgame_features(model, game, chunk)
+    ctx, chunks, reach = endgame_features(model, game, chunk, with_reach=True)
+    ordered = bool(getattr(model, "reads_hand_order", False))
     keys: list = [None] * ctx.nodes.size
     leaves: list = [None] * ctx.nodes.size
+    places: list = [(None, None)] * ctx.nodes.size
     for which, feats in chunks:
         for (street, facing, p), members in node_groups(ctx, which):
-            key, ids = model.leaf_ids(street, facing, p, np.concatenate([feats[i] for i in members]))
+            X = np.concatenate([feats[i] for i in members])
+            key, ids = model.leaf_ids(street, facing, p, X)
             ids = np.asarray(ids, dtype=np.int64)
             ends = np.cumsum([feats[i].shape[0] for i in members])
-            for i, part in zip(members, np.split(ids, ends[:-1])):
-                keys[which[i]], leaves[which[i]] = key, part
+            if ordered:
+                lo, hi = hand_places(ids, [feats[i] for i in members],
+                                     range_weights(game, ctx, which[members], reach_of(reach, model, street)))
+                parts = zip(np.split(ids, ends[:-1]), np.split(lo, ends[:-1]), np.split(hi, ends[:-1]))
+            else:
+                parts = ((part, None, None) for part in np.split(ids, ends[:-1]))
+            for i, (part, a, b) in zip(members, parts):
+                keys[which[i]], leaves[which[i]], places[which[i]] = key, part, (a, b)
     return [_NodeLeaves(int(n), int(ctx.player[k]), game.tree.children(int(n)),
-                        class_routing(ctx.node_classes(int(n))), keys[k], leaves[k])
+                        class_routing(ctx.node_classes(int(n))), keys[k], leaves[k], *places[k])
             for k, n in enumerate(ctx.nodes)]
+
+
+def reach_of(reach: np.ndarray | None, model, street: int) -> np.ndarray | None:
+    """The own reach a model's quantities read on ``street``: ``reach`` in the ``"own"`` range mode, ``None`` (the
+    starting ranges) where the model reads the starting ranges (``model.ranges_of(street)`` when it has it)."""
+    mode = getattr(model, "ranges_of", None)
+    mode = mode(int(street)) if mode is not None else getattr(model, "ranges", "start")
+    return None if mode == "start" or reach is None else reach
+
+
+def hand_places(leaves: np.ndarray, feats: list, weights: list) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's place ``[lo, hi)`` in its leaf's hand order at its node (:func:`hunl.distill.hand_order.
+    hand_positions`), for the rows of several nodes one after the other.
+
+    Parameters
+    ----------
+    leaves : numpy.ndarray of int64, shape ``(m,)``
+        The leaf of every row (the nodes' rows concatenated).
+    feats : list of numpy.ndarray of float64
+        Each node's ``(H_p, F)`` features (column 0 the share of the opponent's range the hand beats; NaN rows,
+        hands that cannot hold on the board, rank last with weight 0).
+    weights : list of numpy.ndarray of float64
+        Each node's ``(H_p,)`` range weights (:func:`hunl.distill.policy.range_weights`).
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray of float64, shape ``(m,)``
+    """
+    strength = np.concatenate([f[:, 0] for f in feats])
+    w = np.concatenate([np.where(np.isnan(f[:, 0]), 0.0, wt) for f, wt in zip(feats, weights)])
+    node = np.repeat(np.arange(len(feats)), [f.shape[0] for f in feats])
+    return hand_positions(leaves, node, strength, w)
 
 
 def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int, bool, int], list[int]]]:
@@ -132,7 +176,7 @@ def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int
     return list(groups.items())
 
 
-def endgame_features(model, game, chunk: int = 4096):
+def endgame_features(model, game, chunk: int = 4096, with_reach: bool = False):
     """The feature rows of every decision node of ``game`` as ``model`` reads them (:func:`endgame_leaves`),
     ``chunk`` decision nodes at a time (grouped by board), so that a large endgame's features are never all held.
 
@@ -145,6 +189,8 @@ def endgame_features(model, game, chunk: int = 4096):
     game : hunl.solver.game.HoldemEndgame
     chunk : int, default 4096
         Decision nodes whose features are read at a time (positive); it bounds the memory, not the result.
+    with_reach : bool, default False
+        Also return the players' own reach under the model's play (``None`` for a model of starting ranges).
 
     Returns
     -------
@@ -153,6 +199,8 @@ def endgame_features(model, game, chunk: int = 4096):
         ``(which, feats)``: decision positions (into ``ctx.nodes``) and, for each, its features, shape ``(hands of
         the acting player, F)``, against the ranges of ``model.ranges`` (with ``"own"``: the model's own ranges
         when it plays its current leaf strategies).
+    reach : numpy.ndarray of float64, shape ``(2, N, Hm)``, or None
+        Only with ``with_reach``.
 
     Raises
     ------
@@ -163,12 +211,13 @@ def endgame_features(model, game, chunk: int = 4096):
     mode = _leaf_ranges(model)
     ctx = DecisionContext(game)
     reach = np.ones((2, game.tree.n_nodes, game.max_hands))
+    own = None
     if mode == "own":             # own ranges on some street (ranges_of: which)
         mode = getattr(model, "ranges_of", None) or mode
         from hunl.distill.decisions import reach_probabilities
         from hunl.distill.policy import play
 
-        reach = reach_probabilities(game, play(game, model, chunk).probs)
+        reach = own = reach_probabilities(game, play(game, model, chunk).probs)
     order = np.argsort(ctx.boards, kind="stable")
 
     def chunks():
@@ -176,7 +225,7 @@ def endgame_features(model, game, chunk: int = 4096):
             which = order[a:a + chunk]
             yield which, features_in(game, ctx, which, reach, mode)
 
-    return ctx, chunks()
+    return (ctx, chunks(), own) if with_reach else (ctx, chunks())
 
 
 @dataclass(frozen=True)
@@ -322,6 +371,8 @@ class _FlatLeaves:
     leaf_start: np.ndarray  # (M,) int64: where the node's hands start in ``leaves``
     leaves: np.ndarray  # (sum of hands,) int64: each hand's leaf
     routes: np.ndarray  # (sum of actions, 4) float64: class -> action routing of every (node, action)
+    lo: np.ndarray  # (sum of hands,) float64: each hand's place in its leaf's hand order (0 when not ranked)
+    hi: np.ndarray
 
 
 def _flatten(game, nodes: list[_NodeLeaves]) -> tuple[np.ndarray, list[_FlatLeaves]]:
@@ -329,39 +380,43 @@ def _flatten(game, nodes: list[_NodeLeaves]) -> tuple[np.ndarray, list[_FlatLeav
     :func:`endgame_leaves`' ``nodes`` as flat arrays, by (tree key, player)."""
     offset = engine_for(game).layout.offset
     base = np.ones((game.tree.n_nodes, game.max_hands), dtype=game.storage_dtype)
-    parts: dict[tuple, tuple[list, list, list, list]] = {}
+    parts: dict[tuple, tuple[list, list, list, list, list, list]] = {}
     for nl in nodes:
         h = nl.leaves.size
         base[nl.kids.start:nl.kids.stop, h:] = 0.0
-        rows, leaves, routes, n_routes = parts.setdefault((nl.key, nl.player), ([], [], [], [0]))
+        rows, leaves, routes, n_routes, los, his = parts.setdefault((nl.key, nl.player), ([], [], [], [0], [], []))
         rows.append((nl.kids.start, len(nl.kids), h, int(offset[nl.node]), n_routes[0]))
         leaves.append(nl.leaves)
         routes.append(nl.route.T)
+        los.append(np.zeros(h) if nl.lo is None else nl.lo)
+        his.append(np.zeros(h) if nl.hi is None else nl.hi)
         n_routes[0] += len(nl.kids)
     flat = []
-    for (key, p), (rows, leaves, routes, _) in parts.items():
+    for (key, p), (rows, leaves, routes, _, los, his) in parts.items():
         sizes = np.array([x.size for x in leaves], dtype=np.int64)
         flat.append(_FlatLeaves(key, p, np.array(rows, dtype=np.int64), np.cumsum(sizes) - sizes,
-                                np.concatenate(leaves).astype(np.int64), np.concatenate(routes)))
+                                np.concatenate(leaves).astype(np.int64), np.concatenate(routes),
+                                np.concatenate(los).astype(np.float64), np.concatenate(his).astype(np.float64)))
     return base, flat
 
 
 @njit(cache=True)
-def _fill_probs(out, hm, nodes, leaf_start, leaves, routes, table):  # pragma: no cover - compiled
-    """Write each hand's action probabilities (its leaf's class distribution routed onto the node's actions)
-    into the flat ``(N, hm)`` edge table ``out``."""
+def _fill_probs(out, hm, nodes, leaf_start, leaves, routes, table, codes, lo, hi):  # pragma: no cover - compiled
+    """Write each hand's action probabilities (its leaf's class distribution, given out by hand order where the
+    leaf's code says so, routed onto the node's actions) into the flat ``(N, hm)`` edge table ``out``."""
     n_classes = table.shape[1]
+    mix = np.empty(n_classes)
     for m in range(nodes.shape[0]):
         kid0, n_act, h, _, r0 = nodes[m, 0], nodes[m, 1], nodes[m, 2], nodes[m, 3], nodes[m, 4]
         ls = leaf_start[m]
-        for a in range(n_act):
-            row = (kid0 + a) * hm
-            for i in range(h):
-                lf = leaves[ls + i]
+        for i in range(h):
+            lf = leaves[ls + i]
+            ranked_mix(table, codes[lf], lf, lo[ls + i], hi[ls + i], mix)
+            for a in range(n_act):
                 acc = 0.0
                 for c in range(n_classes):
-                    acc += table[lf, c] * routes[r0 + a, c]
-                out[row + i] = acc
+                    acc += mix[c] * routes[r0 + a, c]
+                out[(kid0 + a) * hm + i] = acc
 
 
 @njit(cache=True)
@@ -380,13 +435,16 @@ def _class_values(values, nodes, leaf_start, leaves, routes, V):  # pragma: no c
                     V[lf, c] += x * routes[r0 + a, c]
 
 
-def _probs(base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> np.ndarray:
-    """The edge table of the leaf strategies ``tables`` (each hand plays its leaf's class distribution, routed
-    onto its node's actions)."""
+def _probs(base: np.ndarray, flat: list[_FlatLeaves], tables: dict, codes: dict | None = None) -> np.ndarray:
+    """The edge table of the leaf strategies ``tables`` (each hand plays its leaf's class distribution, given out
+    by hand order where ``codes[key]`` says so, routed onto its node's actions)."""
     probs = base.copy()
     for f in flat:
-        _fill_probs(probs.reshape(-1), probs.shape[1], f.nodes, f.leaf_start, f.leaves, f.routes,
-                    np.ascontiguousarray(tables[f.key], dtype=np.float64))
+        table = np.ascontiguousarray(tables[f.key], dtype=np.float64)
+        code = np.zeros(table.shape[0], dtype=np.int64) if codes is None or f.key not in codes else \
+            np.ascontiguousarray(codes[f.key], dtype=np.int64)
+        _fill_probs(probs.reshape(-1), probs.shape[1], f.nodes, f.leaf_start, f.leaves, f.routes, table, code,
+                    f.lo, f.hi)
     return probs
 
 
@@ -413,7 +471,8 @@ def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict,
     return br_value
 
 
-def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict) -> float:
+def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict,
+                       codes: dict | None = None) -> float:
     """NashConv / 2 in % of the pot of ``game`` when every hand plays its leaf's strategy of ``tables`` (the flat
     leaves of :func:`_flatten`).
 
@@ -429,6 +488,9 @@ def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: 
     tables : dict
         ``{tree key: (n_leaves, 4) array_like of float}``: each leaf's class distribution, for every key of
         ``flat``.
+    codes : dict, optional
+        ``{tree key: (n_leaves,) int}``: each leaf's hand order (:func:`hunl.distill.hand_order.order_codes`;
+        the hands' places are those ``flat`` holds); a key left out, or ``None``, plays its mixes at random.
 
     Returns
     -------
@@ -442,7 +504,7 @@ def exploitability_pct(game, base: np.ndarray, flat: list[_FlatLeaves], tables: 
     """
     eng = engine_for(game)
     # NashConv = BR_1 + BR_2 (each player's best-response value against the other; zero-sum)
-    gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables))).sum())
+    gains = float(eng.best_response_values(eng.from_edges(_probs(base, flat, tables, codes))).sum())
     return 100.0 * 0.5 * gains / game.pot
 
 
@@ -458,6 +520,7 @@ class _Shard:
             self.flat.append(_flatten(g, endgame_leaves(model, g)))
             release_memory()                  # the endgame's features are gone: give their heap back
         self.keys = tuple(model.leaf_keys())
+        self.codes = model_codes(model)
 
     def seen(self, shapes: dict) -> dict:
         out = {k: np.zeros(n, dtype=bool) for k, n in shapes.items()}
@@ -470,19 +533,40 @@ class _Shard:
     def regrets(self, tables: dict) -> dict:
         regret = {k: np.zeros_like(v) for k, v in tables.items()}
         for w, g, (base, flat) in zip(self.weights, self.games, self.flat):
-            probs = _probs(base, flat, tables)
+            probs = _probs(base, flat, tables, self.codes)
             for p in (0, 1):
                 _regrets(g, flat, tables, probs, p, regret, w)
         return regret
 
-    def exploitability_sum(self, tables: dict) -> float:
-        """Weighted sum over the endgames of NashConv / 2 in % of the pot."""
-        return sum(w * exploitability_pct(g, base, flat, tables)
+    def exploitability_sum(self, tables: dict, codes: dict | None = None) -> float:
+        """Weighted sum over the endgames of NashConv / 2 in % of the pot (hand orders ``codes``, default the
+        model's)."""
+        codes = self.codes if codes is None else {**self.codes, **codes}
+        return sum(w * exploitability_pct(g, base, flat, tables, codes)
                    for w, g, (base, flat) in zip(self.weights, self.games, self.flat))
 
-    def exploitability_sums(self, many: list) -> list:
+    def exploitability_sums(self, many: list, codes: list | None = None) -> list:
         """:meth:`exploitability_sum` of each of several leaf tables (one message for all)."""
-        return [self.exploitability_sum(t) for t in many]
+        return [self.exploitability_sum(t, None if codes is None else c)
+                for t, c in zip(many, codes if codes is not None else [None] * len(many))]
+
+
+def model_codes(model) -> dict:
+    """``{key: (n_leaves,) int64}``: the hand order code of every leaf of a policy over leaves
+    (``model.leaf_codes(key)``; 0, at random, for a model without them).
+
+    Parameters
+    ----------
+    model
+        A policy over leaves (``leaf_keys()``, ``leaf_table(key)``; optionally ``leaf_codes(key)``).
+
+    Returns
+    -------
+    dict
+    """
+    get = getattr(model, "leaf_codes", None)
+    return {k: (np.asarray(get(k), dtype=np.int64) if get is not None else
+                np.zeros(np.asarray(model.leaf_table(k)).shape[0], dtype=np.int64)) for k in model.leaf_keys()}
 
 
 class LeafWorkers:
@@ -518,6 +602,7 @@ class LeafWorkers:
         _leaf_ranges(model)
         w = check_game_weights(weights, len(games))
         self.total = float(w.sum())
+        self.codes = model_codes(model)
         local = workers <= 1 or len(games) < 2
         parts = [(model, games, w)] if local else [(model, [games[i] for i in part], w[part])
                                                    for part in deal(len(games), workers)]
@@ -550,14 +635,19 @@ class LeafWorkers:
                 total[k] += part[k]
         return total
 
-    def exploitability(self, tables: dict) -> float:
-        """Weighted mean NashConv / 2 over the endgames, % of the pot, of the policy playing ``tables``."""
-        return float(sum(self._pool.ask("exploitability_sum", tables))) / self.total
+    def exploitability(self, tables: dict, codes: dict | None = None) -> float:
+        """Weighted mean NashConv / 2 over the endgames, % of the pot, of the policy playing ``tables`` (in the
+        hand orders ``codes``, ``{key: (n_leaves,) int}`` of :func:`hunl.distill.hand_order.order_codes`;
+        default the model's, for the keys not given)."""
+        return float(sum(self._pool.ask("exploitability_sum", tables, codes))) / self.total
 
-    def exploitabilities(self, many) -> np.ndarray:
-        """:meth:`exploitability` of each of several leaf tables, shape ``(len(many),)``."""
+    def exploitabilities(self, many, codes=None) -> np.ndarray:
+        """:meth:`exploitability` of each of several leaf tables, shape ``(len(many),)``; ``codes``, if given,
+        one dict of hand orders per table."""
         many = list(many)
-        parts = self._pool.ask("exploitability_sums", many)
+        if codes is not None and len(codes) != len(many):
+            raise ValueError(f"codes must give one dict per table ({len(many)}), got {len(codes)}")
+        parts = self._pool.ask("exploitability_sums", many, None if codes is None else list(codes))
         return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.total
 
     def cfr_br(self, start: dict, iterations: int, delay: int, frozen=(), groups: dict | None = None,
@@ -585,10 +675,21 @@ class LeafWorkers:
         log_iterations, log_exploitability : list
             Iteration 0 (``start``) and the logged ones; mean exploitability, % of the pot (empty without
             ``log_every``).
+
+        Raises
+        ------
+        ValueError
+            If a key that is not frozen has leaves played by hand order (the regrets of a leaf are those of one
+            strategy shared by its hands, which a hand order does not play; frozen ones are played exactly).
         """
         from tqdm.auto import tqdm
 
         frozen, groups = set(frozen), dict(groups or {})
+        ranked = sorted(str(k) for k in start if k not in frozen and np.any(self.codes.get(k, 0) != 0))
+        if ranked:
+            raise ValueError(f"CFR-BR optimises mixes played at random; the leaves of {ranked} are played by hand "
+                             "order (optimise them at random, then choose their orders: "
+                             "hunl.distill.plain_search.plain_by_exploitability(hand_orders=True))")
         seen = self.seen({k: v.shape[0] for k, v in start.items()})
         grp = {k: groups.get(k, np.arange(v.shape[0])) for k, v in start.items() if k not in frozen}
         first = {k: np.unique(g, return_index=True)[1] for k, g in grp.items()}   # a leaf of each group

@@ -32,6 +32,7 @@ from hunl.distill.decisions import (
     feature_names,
     features_in,
     node_features,
+    range_weights,
     reach_probabilities,
 )
 
@@ -746,7 +747,7 @@ def _play_node(game, chooser, chunk: int = 4096, solution=None, streets=None, fa
             reach_probabilities(game, probs, upto=np.flatnonzero((depth > done) & (depth <= d)), reach=reach)
             done = d
         _choose_by_board(game, ctx, at, lambda which: features_in(game, ctx, which, reach, mode), {0: chooser},
-                         {0: probs}, chunk)
+                         {0: probs}, chunk, reach=None if mode == "start" else reach)
     return Policy(game, probs)
 
 
@@ -756,29 +757,42 @@ def _start_features(game, ctx):
     return lambda which: node_features(game, ctx, which, ones)
 
 
-def _choose_by_board(game, ctx, at: np.ndarray, features, choosers: dict, probs: dict, chunk: int) -> None:
+def _choose_by_board(game, ctx, at: np.ndarray, features, choosers: dict, probs: dict, chunk: int,
+                     reach: np.ndarray | None = None) -> None:
     """:func:`_choose` at the decision nodes ``ctx.nodes[at]``, ``chunk`` nodes at a time in board order (a board's
-    range features are read once a chunk); ``features(which)`` gives the feature matrices of ``which``."""
+    range features are read once a chunk); ``features(which)`` gives the feature matrices of ``which``, read
+    against the players' own ``reach`` (``None``: the starting ranges)."""
     at = at[np.argsort(ctx.boards[at], kind="stable")]
     for a in range(0, at.size, chunk):
         which = at[a:a + chunk]
-        _choose(game, ctx, which, features(which), choosers, probs)
+        _choose(game, ctx, which, features(which), choosers, probs, reach)
 
 
-def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: dict) -> None:
+def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: dict,
+            reach: np.ndarray | None = None) -> None:
     """Write each chooser's action probabilities at the decision nodes ``ctx.nodes[which]`` (features ``feats``,
     one ``(H_p, F)`` matrix a node) into ``probs[name]``: one ``class_probs`` call per street and decision type
-    for all the nodes. Hands whose features are NaN (they cannot hold on the board) play uniformly."""
+    for all the nodes. Hands whose features are NaN (they cannot hold on the board) play uniformly. A chooser
+    that plays rules by hand order (``reads_hand_order``) is also given each row's node and its weight in the
+    range the features read (:func:`range_weights` of ``reach``)."""
     t = game.tree
     ok = [~np.isnan(X[:, 0]) for X in feats]
     groups: dict[tuple, list[int]] = {}
     for i, k in enumerate(which):
         groups.setdefault((int(ctx.street[k]), bool(ctx.facing[k])), []).append(i)
+    ordered = any(getattr(c, "reads_hand_order", False) for c in choosers.values())
+    weights = range_weights(game, ctx, which, reach) if ordered else None
     for (street, facing), members in groups.items():
         X = np.concatenate([feats[i][ok[i]] for i in members])
         sizes = np.cumsum([0] + [int(ok[i].sum()) for i in members])
         for name, c in choosers.items():
-            cp = c.class_probs(street, facing, X) if X.shape[0] else np.zeros((0, N_CLASSES))
+            if not X.shape[0]:
+                cp = np.zeros((0, N_CLASSES))
+            elif getattr(c, "reads_hand_order", False):
+                cp = c.class_probs(street, facing, X, np.repeat(np.arange(len(members)), np.diff(sizes)),
+                                   np.concatenate([weights[i][ok[i]] for i in members]))
+            else:
+                cp = c.class_probs(street, facing, X)
             for j, i in enumerate(members):
                 k = which[i]
                 n = int(ctx.nodes[k])

@@ -45,12 +45,16 @@ import numpy as np
 
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, _design_of, card_model
+from hunl.distill.decisions import range_weights
+from hunl.distill.hand_order import hand_positions, order_codes, strength_order
 from hunl.distill.optimal_leaves import (
     _flatten,
     _NodeLeaves,
     endgame_features,
     exploitability_pct,
+    model_codes,
     node_groups,
+    reach_of,
 )
 from hunl.distill.quantities import feature_grid
 from rulelearn.data.executors import ShardWorkers, deal, release_memory
@@ -59,7 +63,7 @@ from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["SearchState", "SplitWorkers", "ThresholdJob", "card_splits", "move_split", "printed_card", "rule_coverage",
            "run_threshold_search", "rule_weight", "split_moves", "thresholds_by_exploitability", "with_coverage",
-           "with_strategies"]
+           "with_orders", "with_strategies"]
 
 
 def _group_of(card: RuleCard, i: int) -> list[int]:
@@ -229,10 +233,12 @@ class _SplitShard:
         cols = [CARD_FEATURES.index(f) for f in self.names]
         moving: list = []          # (row positions, design over the card's quantities) of the moving card's rows
         ids: list = []             # every row's rule under ``card``, endgame after endgame
-        start = 0
+        self.ordered = bool(getattr(model, "reads_hand_order", False))
+        ranks: list = []           # with hand orders: every row's (node, strength, weight)
+        start = n_nodes = 0
         self.flat = []             # per endgame: the start table and its nodes, whose flat leaves hold row positions
         for g in self.games:
-            ctx, chunks = endgame_features(model, g)
+            ctx, chunks, reach = endgame_features(model, g, with_reach=True)
             keys, where = [None] * ctx.nodes.size, [None] * ctx.nodes.size
             for which, feats in chunks:
                 for group, members in node_groups(ctx, which):
@@ -241,6 +247,12 @@ class _SplitShard:
                     key, part = model.leaf_ids(*group, X)
                     rows = np.arange(start, start + X.shape[0], dtype=np.int64)
                     ids.append(np.asarray(part, dtype=np.int64))
+                    if self.ordered:
+                        w = range_weights(g, ctx, which[members], reach_of(reach, model, group[0]))
+                        ranks.append((np.repeat(np.arange(n_nodes, n_nodes + len(members)), sizes), X[:, 0],
+                                      np.concatenate([np.where(np.isnan(feats[i][:, 0]), 0.0, wt)
+                                                      for i, wt in zip(members, w)])))
+                        n_nodes += len(members)
                     if key == CARD_KEY:               # a fixed card's rows keep their rules: no design kept
                         moving.append((rows, reader.design(group[0], group[1], X)[:, cols]))
                     for i, r in zip(members, np.split(rows, np.cumsum(sizes)[:-1])):
@@ -252,6 +264,10 @@ class _SplitShard:
             self.flat.append(_flatten(g, nodes))
             release_memory()                  # the endgame's features are gone: give their heap back
         self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        if self.ordered:           # the strength order within a node does not move with the thresholds: sort once
+            self.rank_node, self.rank_strength, self.rank_weight = (np.concatenate(c) for c in zip(*ranks))
+            self.rank_order = strength_order(self.rank_node, self.rank_strength)
+            del ranks
         self.rows = np.concatenate([r for r, _ in moving]) if moving else np.zeros(0, dtype=np.int64)
         # column-major: a try scans the moved quantities' columns
         self.Z = np.asfortranarray(np.concatenate([z for _, z in moving]) if moving else np.zeros((0, len(cols))))
@@ -282,8 +298,14 @@ class _SplitShard:
             model = card_model(card, self.fixed)
             ids = self._leaves(card)
             tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-            out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves])
-                                                            for f in flat], tables)
+            codes = model_codes(model)
+            if self.ordered:       # each rule's hands are ranked again: the thresholds moved which hands it has
+                lo, hi = hand_positions(ids, self.rank_node, self.rank_strength, self.rank_weight, self.rank_order)
+            else:
+                lo = hi = np.zeros(ids.size)
+            out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves],
+                                                                                lo=lo[f.leaves], hi=hi[f.leaves])
+                                                            for f in flat], tables, codes)
                            for w, g, (base, flat) in zip(self.weights, self.games, self.flat)))
         return out
 
@@ -569,9 +591,49 @@ def with_strategies(card: RuleCard, table) -> RuleCard:
         for r in sec.rules:
             row = table[next(k)]
             rules.append(dataclasses.replace(r, strategy=tuple(float(v) for v in row),
-                                             action=action_text(row, _facing(sec))))
+                                             action=action_text(row, _facing(sec), r.order)))
         sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
     return dataclasses.replace(card, sections=tuple(sections))
+
+
+def with_orders(card: RuleCard, codes) -> RuleCard:
+    """``card`` with each rule played in hand order ``codes[k]`` (card order; 0 at random, 1 from the best
+    hands, -1 from the weakest: :func:`hunl.distill.hand_order.order_codes`), its words written again.
+
+    Parameters
+    ----------
+    card : RuleCard
+    codes : array_like of int, shape ``(n_rules,)``
+
+    Returns
+    -------
+    RuleCard
+
+    Raises
+    ------
+    ValueError
+        If ``codes`` does not give one code of 0, 1 or -1 per rule.
+    """
+    from hunl.distill.cards import action_text
+    from hunl.distill.hand_order import HAND_ORDER_NOTE, HAND_ORDERS
+
+    codes = np.asarray(codes, dtype=np.int64).ravel()
+    if codes.size != card.n_rules or not np.isin(codes, (0, 1, -1)).all():
+        raise ValueError(f"codes must give one hand order code (0, 1 or -1) per rule ({card.n_rules}), got "
+                         f"{codes.tolist()}")
+    names = {int(c): o for c, o in zip(order_codes(HAND_ORDERS), HAND_ORDERS)}
+    k = iter(codes.tolist())
+    sections = []
+    for sec in card.sections:
+        rules = []
+        for r in sec.rules:
+            order = names[next(k)]
+            rules.append(dataclasses.replace(r, order=order, action=action_text(r.strategy, _facing(sec), order)))
+        sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
+    notes = tuple(n for n in card.notes if n != HAND_ORDER_NOTE)
+    if np.any(codes != 0):
+        notes += (HAND_ORDER_NOTE,)
+    return dataclasses.replace(card, sections=tuple(sections), notes=notes)
 
 
 def rule_class_weight(card: RuleCard, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -620,6 +682,10 @@ class ThresholdJob:
         0 (default): the rules keep their mixes. Positive: after the thresholds, each rule's plain mix is chosen
         again among those within this distance of it, by the training cost
         (:func:`hunl.distill.plain_search.plain_by_exploitability`; classes the equilibrium plays in the rule).
+    orders : bool
+        False (default): the rules keep their hand orders. True (with ``mixes``): each rule's plain mix is chosen
+        together with its hand order -- at random, by hand order from the best hands or from the weakest
+        (:mod:`hunl.distill.hand_order`; :func:`hunl.distill.plain_search.orders_by_exploitability`).
     by_position : tuple of int
         Before the search, these rules of the card's either-position section of decisions not facing a bet are
         moved into each position's section (:func:`hunl.distill.position_rules.by_position`; same play), and the
@@ -648,6 +714,7 @@ class ThresholdJob:
     steps: int = 2
     sweeps: int = 2
     mixes: float = 0.0
+    orders: bool = False
     by_position: tuple = ()
     position_radius: float = 1.0
     workers: int | None = None
@@ -880,22 +947,29 @@ def run_threshold_search(job: ThresholdJob) -> dict:
             del r, idx, w
     coverage = coverage_shares(moved, per_rule)
     mixes_log: list = []
+    if job.orders and not job.mixes > 0:
+        raise ValueError("orders needs mixes: the hand orders are chosen with the plain mixes (mixes > 0)")
     if job.mixes > 0:
         from hunl.distill.optimal_leaves import LeafWorkers
-        from hunl.distill.plain_search import plain_by_exploitability
+        from hunl.distill.plain_search import orders_by_exploitability, plain_by_exploitability
 
         model = card_model(moved, fixed)
         table = np.array([r.strategy for r in moved.rules()], dtype=np.float64)
+        codes = np.asarray(model.leaf_codes(CARD_KEY), dtype=np.int64)
         used = classes_played(class_weight) | (table > 0)
         if state.done("mixes") is None:
             with LeafWorkers(model, games, workers, weights) as pool:
-                table, mixes_log = plain_by_exploitability(
-                    pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes,
-                    order=np.argsort(-per_rule, kind="stable"), progress=True, resume=state.partial("mixes"),
-                    save=state.saver("mixes"))
-            state.finish("mixes", {"table": table.tolist(), "log": mixes_log})
-        table, mixes_log = np.array(state.done("mixes")["table"]), state.done("mixes")["log"]
-        moved = with_strategies(moved, table)
+                args = (pool, {k: model.leaf_table(k) for k in model.leaf_keys()}, CARD_KEY, table, used, job.mixes)
+                rest = dict(order=np.argsort(-per_rule, kind="stable"), progress=True, resume=state.partial("mixes"),
+                            save=state.saver("mixes"))
+                if job.orders:
+                    table, codes, mixes_log = orders_by_exploitability(*args, codes=codes, **rest)
+                else:
+                    table, mixes_log = plain_by_exploitability(*args, **rest)
+            state.finish("mixes", {"table": table.tolist(), "codes": codes.tolist(), "log": mixes_log})
+        done = state.done("mixes")
+        table, mixes_log = np.array(done["table"]), done["log"]
+        moved = with_strategies(with_orders(moved, done.get("codes", codes)), table)
     searched = with_coverage(moved, coverage)
     moved = printed_card(searched)
     tag = "thresholds moved by their cost"
@@ -909,6 +983,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         "from": job.card, "db": dbs[0] if len(dbs) == 1 else list(dbs), "train": len(games)
         if len(dbs) == 1 else [n for *_, n in parts], "steps": job.steps, "sweeps": job.sweeps,
         "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log,
+        **({"orders": True} if job.orders else {}),
         **({"by_position": list(job.by_position), "position_radius": job.position_radius,
             "position_train_pct_pot": position_log} if job.by_position else {}),
         **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
@@ -917,7 +992,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
     state.remove()
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
-              "mixes_log": mixes_log, "mixes": job.mixes, "moves": _moves(card, searched),
+              "mixes_log": mixes_log, "mixes": job.mixes, "orders": job.orders, "moves": _moves(card, searched),
               "by_position": list(job.by_position), "position_radius": job.position_radius,
               "position_log": position_log,
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
@@ -966,8 +1041,8 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
               f"{log[0]:.2f}")] + [
         (f"its thresholds after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
     if result["mixes_log"]:
-        rows.append((f"the best of these, its plain mixes chosen again within {result['mixes']:g}",
-                     f"{result['mixes_log'][-1]:.2f}"))
+        rows.append((f"the best of these, its plain mixes{' and hand orders' if result.get('orders') else ''} "
+                     f"chosen again within {result['mixes']:g}", f"{result['mixes_log'][-1]:.2f}"))
     moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
     held_out = result.get("held_out", [])
     held = "" if not held_out else " Held out: " + "; ".join(

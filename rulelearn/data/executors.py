@@ -375,7 +375,7 @@ def _serve(conn, factory: Callable, args: tuple, parent_pid: int) -> None:  # pr
         msg = conn.recv()
         if msg[0] == "stop":
             break
-        conn.send(getattr(state, msg[0])(msg[1]))
+        conn.send(getattr(state, msg[0])(*msg[1:]))
     conn.close()
 
 
@@ -495,12 +495,12 @@ class ShardWorkers:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ask(self, method: str, arg) -> list:
-        """``state.<method>(arg)`` of every worker, in worker order."""
+    def ask(self, method: str, *args) -> list:
+        """``state.<method>(*args)`` of every worker, in worker order."""
         if self.local is not None:
-            return [getattr(self.local, method)(arg)]
+            return [getattr(self.local, method)(*args)]
         for c in self.conns:
-            c.send((method, arg))
+            c.send((method, *args))
         return [self._recv(k) for k in range(len(self.conns))]
 
     def _recv(self, k: int):

@@ -13,6 +13,7 @@ module knows no game.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -20,7 +21,11 @@ import numpy as np
 
 from rulelearn.rules.plain import QUANTITY_KINDS, is_round
 
-__all__ = ["CardCondition", "CardCost", "CardRule", "CardSection", "Quantity", "RuleCard", "conditions_overlap"]
+__all__ = ["RULE_ORDERS", "CardCondition", "CardCost", "CardRule", "CardSection", "Quantity", "RuleCard",
+           "conditions_overlap"]
+
+#: How a rule's mix may be given out to its hands (:class:`CardRule`): at random, or by hand strength.
+RULE_ORDERS = ("random", "best", "worst")
 
 
 @dataclass(frozen=True)
@@ -112,12 +117,29 @@ class CardRule:
         The exact strategy the card plays (nested tuples of floats; its shape is the game's).
     coverage : float
         Share of the section's training decisions (weighted as the learner weighted them) the rule covers.
+    order : {"random", "best", "worst"}, default "random"
+        How the mix is given out to the hands the rule covers at a decision: ``"random"``, every hand plays the
+        mix; ``"best"``, the game's most aggressive action goes to the strongest hands first, then the next
+        action, and so on ("call with the best 2 in 5 of these hands, fold the rest"); ``"worst"``, the most
+        aggressive action to the weakest hands first (bluffs from the bottom). Each action is still played by
+        its share of the rule's hands; a game's policy reads the order (e.g.
+        :mod:`hunl.distill.hand_order`).
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not one of :data:`RULE_ORDERS`.
     """
 
     conditions: tuple[CardCondition, ...]
     action: str
     strategy: tuple
     coverage: float = 0.0
+    order: str = "random"
+
+    def __post_init__(self):
+        if self.order not in RULE_ORDERS:
+            raise ValueError(f"order must be one of {RULE_ORDERS}, got {self.order!r}")
 
 
 @dataclass(frozen=True)
@@ -336,6 +358,7 @@ class RuleCard:
         interval per quantity), so the union of the two boxes is a box with conditions from theirs (round, and
         never more than the rule with more). Merging repeats until no pair is left. Where no two rules of a
         section overlap (a card from a tree), the section's rules are then ordered by coverage, largest first.
+        A rule played by hand order (``order != "random"``) ranks its own hands, so it is never merged.
 
         Returns
         -------
@@ -400,7 +423,7 @@ class RuleCard:
             if len(rules) > 1 and all(r.conditions for r in rules) and _partition(rules, max_cells):
                 k = max(range(len(rules)), key=lambda i: (len(rules[i].conditions), rules[i].coverage, -i))
                 last = rules.pop(k)
-                rules.append(CardRule((), last.action, last.strategy, last.coverage))
+                rules.append(CardRule((), last.action, last.strategy, last.coverage, last.order))
                 sec = CardSection(sec.title, tuple(rules), sec.conditions)
                 changed = True
             sections.append(sec)
@@ -415,7 +438,8 @@ class RuleCard:
         decision no earlier rule took to it. A rule before it with the same strategy and action, whose conditions
         (read as a box) cannot hold together with those of any rule between it and the default, takes only
         decisions that would otherwise fall to the default: dropping it changes no decision's strategy. Rules are
-        dropped from the last to the first, so a run of such rules goes at once.
+        dropped from the last to the first, so a run of such rules goes at once. Only rules played at random
+        (``order == "random"``, both the rule and the default) are copies in this sense.
 
         Returns
         -------
@@ -430,12 +454,13 @@ class RuleCard:
                 default = rules[-1]
                 for i in range(len(rules) - 2, -1, -1):
                     r = rules[i]
-                    if r.action != default.action or r.strategy != default.strategy:
-                        continue
+                    if (r.action != default.action or r.strategy != default.strategy
+                            or r.order != "random" or default.order != "random"):
+                        continue        # a rule played by hand order ranks its own hands: not a copy
                     box = _box(r)
                     if any(_overlap(box, _box(rules[k])) for k in range(i + 1, len(rules) - 1)):
                         continue
-                    default = CardRule((), default.action, default.strategy, default.coverage + r.coverage)
+                    default = dataclasses.replace(default, coverage=default.coverage + r.coverage)
                     del rules[i]
                     rules[-1] = default
                     changed = True
@@ -447,8 +472,11 @@ class RuleCard:
     def to_dict(self) -> dict:
         """A JSON-serialisable dict (:meth:`from_dict` inverts it)."""
         def rule(r):
-            return {"conditions": [[c.feature, c.op, c.threshold] for c in r.conditions], "action": r.action,
-                    "strategy": _listify(r.strategy), "coverage": r.coverage}
+            d = {"conditions": [[c.feature, c.op, c.threshold] for c in r.conditions], "action": r.action,
+                 "strategy": _listify(r.strategy), "coverage": r.coverage}
+            if r.order != "random":             # absent: cards written before hand orders read the same
+                d["order"] = r.order
+            return d
         return {"title": self.title,
                 "sections": [{"title": s.title, "rules": [rule(r) for r in s.rules],
                               "conditions": [[c.feature, c.op, c.threshold] for c in s.conditions]}
@@ -462,7 +490,8 @@ class RuleCard:
         """The card of :meth:`to_dict`."""
         sections = tuple(CardSection(s["title"], tuple(
             CardRule(tuple(CardCondition(f, op, float(t)) for f, op, t in r["conditions"]), r["action"],
-                     _tuplify(r["strategy"]), float(r["coverage"])) for r in s["rules"]),
+                     _tuplify(r["strategy"]), float(r["coverage"]), str(r.get("order", "random")))
+            for r in s["rules"]),
             tuple(CardCondition(f, op, float(t)) for f, op, t in s.get("conditions", ()))) for s in d["sections"])
         cost = None if d.get("cost") is None else CardCost(**d["cost"])
         return cls(d["title"], sections, tuple(Quantity(**q) for q in d["quantities"]), cost,
@@ -535,8 +564,8 @@ def conditions_overlap(a, b) -> bool:
 def _union(a: CardRule, b: CardRule):
     """The conditions of the box ``a`` or ``b`` where the two play the same and their boxes differ in one feature on
     adjacent intervals; ``None`` otherwise."""
-    if a.action != b.action or a.strategy != b.strategy:
-        return None
+    if a.action != b.action or a.strategy != b.strategy or a.order != "random" or b.order != "random":
+        return None             # a rule played by hand order ranks its own hands: a union would rank others
     ba, bb = _box(a), _box(b)
     diff = [f for f in dict.fromkeys([*ba, *bb]) if ba.get(f, (None, None)) != bb.get(f, (None, None))]
     if len(diff) != 1:
