@@ -97,7 +97,9 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
         both players' leaf strategies), or ``chunk`` is 0.
     """
     ctx, chunks, reach = endgame_features(model, game, chunk, with_reach=True)
-    ordered = bool(getattr(model, "reads_hand_order", False))
+    # a model whose leaves may be played by hand order (a card: ``leaf_codes``) gets every hand's place, so that
+    # a search can try orders on leaves the model plays at random
+    ordered = hasattr(model, "leaf_codes")
     keys: list = [None] * ctx.nodes.size
     leaves: list = [None] * ctx.nodes.size
     places: list = [(None, None)] * ctx.nodes.size

@@ -231,3 +231,16 @@ def test_cfr_br_refuses_leaves_played_by_hand_order(games):
     ranked = _ranked(_card("river-value-all"), [1] + [0] * 18)
     with pytest.raises(ValueError, match="hand order"):
         optimise_leaves(CardPolicy(ranked), games[:1], iterations=2)
+
+
+def test_a_pool_of_a_card_at_random_measures_its_rules_in_hand_order_exactly(games):
+    # starting ranges: the places of the hands do not depend on the play, so trying orders in a pool built on the
+    # card at random is exact (the orders search starts from such a pool)
+    card = _card("river")
+    codes = np.zeros(card.n_rules, dtype=int)
+    codes[[1, 4, 7, 9]] = [1, -1, 1, 1]
+    pol = CardPolicy(card)
+    with LeafWorkers(pol, games, 1) as pool:
+        got = pool.exploitability({CARD_KEY: pol.table}, {CARD_KEY: codes})
+    assert got == pytest.approx(_exact(_ranked(card, codes), games), rel=1e-9)
+    assert got != pytest.approx(_exact(card, games), abs=1e-6)      # mixed rules: the orders change the play
