@@ -234,7 +234,8 @@ class _SplitShard:
         moving: list = []          # (row positions, design over the card's quantities) of the moving card's rows
         ids: list = []             # every row's rule under ``card``, endgame after endgame
         self.ordered = bool(getattr(model, "reads_hand_order", False))
-        ranks: list = []           # with hand orders: every row's (node, strength, weight)
+        ranks: list = []           # with hand orders: the moving card's rows' (rows, node, strength, weight)
+        fixed_places: list = []    # and the fixed cards' rows' places, which no move changes: (rows, lo, hi)
         start = n_nodes = 0
         self.flat = []             # per endgame: the start table and its nodes, whose flat leaves hold row positions
         for g in self.games:
@@ -249,9 +250,13 @@ class _SplitShard:
                     ids.append(np.asarray(part, dtype=np.int64))
                     if self.ordered:
                         w = range_weights(g, ctx, which[members], reach_of(reach, model, group[0]))
-                        ranks.append((np.repeat(np.arange(n_nodes, n_nodes + len(members)), sizes), X[:, 0],
-                                      np.concatenate([np.where(np.isnan(feats[i][:, 0]), 0.0, wt)
-                                                      for i, wt in zip(members, w)])))
+                        rank = (rows, np.repeat(np.arange(n_nodes, n_nodes + len(members)), sizes), X[:, 0],
+                                np.concatenate([np.where(np.isnan(feats[i][:, 0]), 0.0, wt)
+                                                for i, wt in zip(members, w)]))
+                        if key == CARD_KEY:
+                            ranks.append(rank)
+                        else:
+                            fixed_places.append((rows, *hand_positions(ids[-1], *rank[1:])))
                         n_nodes += len(members)
                     if key == CARD_KEY:               # a fixed card's rows keep their rules: no design kept
                         moving.append((rows, reader.design(group[0], group[1], X)[:, cols]))
@@ -265,9 +270,14 @@ class _SplitShard:
             release_memory()                  # the endgame's features are gone: give their heap back
         self.ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         if self.ordered:           # the strength order within a node does not move with the thresholds: sort once
-            self.rank_node, self.rank_strength, self.rank_weight = (np.concatenate(c) for c in zip(*ranks))
+            empty = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),) * 2
+            self.rank_rows, self.rank_node, self.rank_strength, self.rank_weight = (
+                np.concatenate(c) for c in zip(*(ranks or [empty])))
             self.rank_order = strength_order(self.rank_node, self.rank_strength)
-            del ranks
+            self.lo, self.hi = np.zeros(self.ids.size), np.zeros(self.ids.size)
+            for rows, lo, hi in fixed_places:
+                self.lo[rows], self.hi[rows] = lo, hi
+            del ranks, fixed_places
         self.rows = np.concatenate([r for r, _ in moving]) if moving else np.zeros(0, dtype=np.int64)
         # column-major: a try scans the moved quantities' columns
         self.Z = np.asfortranarray(np.concatenate([z for _, z in moving]) if moving else np.zeros((0, len(cols))))
@@ -299,8 +309,10 @@ class _SplitShard:
             ids = self._leaves(card)
             tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
             codes = model_codes(model)
-            if self.ordered:       # each rule's hands are ranked again: the thresholds moved which hands it has
-                lo, hi = hand_positions(ids, self.rank_node, self.rank_strength, self.rank_weight, self.rank_order)
+            if self.ordered:       # the moving card's hands are ranked again: the thresholds moved its rules' hands
+                lo, hi = self.lo.copy(), self.hi.copy()
+                lo[self.rank_rows], hi[self.rank_rows] = hand_positions(
+                    ids[self.rank_rows], self.rank_node, self.rank_strength, self.rank_weight, self.rank_order)
             else:
                 lo = hi = np.zeros(ids.size)
             out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves],

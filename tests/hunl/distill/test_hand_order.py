@@ -244,3 +244,23 @@ def test_a_pool_of_a_card_at_random_measures_its_rules_in_hand_order_exactly(gam
         got = pool.exploitability({CARD_KEY: pol.table}, {CARD_KEY: codes})
     assert got == pytest.approx(_exact(_ranked(card, codes), games), rel=1e-9)
     assert got != pytest.approx(_exact(card, games), abs=1e-6)      # mixed rules: the orders change the play
+
+
+def test_a_turn_card_moved_beside_a_river_card_in_hand_order_is_measured_exactly():
+    from hunl.distill.cards import StreetCards
+    from hunl.distill.threshold_search import card_splits, move_split, split_moves
+
+    game = HoldemEndgame("Ks7d2c9h", ["TT+,AKs,AQo,KQs,98s", "99+,AQs+,KJs+,QJs,T9s"], pot=600, stack=1800,
+                         bet_sizes=BetSizes(bets=(0.5,), raises=(), all_in=True), raise_cap=1)
+    turn, river = _card("turn"), _card("river")             # starting ranges: every move's figure is exact
+    codes = np.zeros(turn.n_rules, dtype=int)
+    codes[[0, 3, 5]] = [1, 1, -1]
+    turn = _ranked(turn, codes)                              # the moving card in hand order too
+    river = _ranked(river, [(-1) ** k for k in range(river.n_rules)])
+    tries = [turn] + [move_split(turn, sp, v) for sp in card_splits(turn)[:3] for v in split_moves(turn, sp)]
+    with SplitWorkers(turn, [game], fixed={5: river}) as pool:
+        got = pool.exploitabilities(tries)
+    for c, v in zip(tries, got):
+        exact = evaluate_policy(game, play(game, StreetCards({4: c, 5: river}))).exploitability_pct_pot
+        assert v == pytest.approx(exact, rel=1e-9)
+    assert np.ptp(got) > 0.01
