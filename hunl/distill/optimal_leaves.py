@@ -124,7 +124,22 @@ def endgame_leaves(model, game, chunk: int = 4096) -> list[_NodeLeaves]:
 
 def reach_of(reach: np.ndarray | None, model, street: int) -> np.ndarray | None:
     """The own reach a model's quantities read on ``street``: ``reach`` in the ``"own"`` range mode, ``None`` (the
-    starting ranges) where the model reads the starting ranges (``model.ranges_of(street)`` when it has it)."""
+    starting ranges) where the model reads the starting ranges (``model.ranges_of(street)`` when it has it).
+
+    Parameters
+    ----------
+    reach : numpy.ndarray of float64, shape ``(2, N, Hm)``, or None
+        The players' own reach under the model's play (:func:`endgame_features` with ``with_reach``).
+    model
+        A policy over leaves with ``ranges`` (and optionally ``ranges_of(street)``).
+    street : int
+        3 (flop), 4 (turn) or 5 (river).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``reach``, or ``None`` where the street's quantities read the starting ranges.
+    """
     mode = getattr(model, "ranges_of", None)
     mode = mode(int(street)) if mode is not None else getattr(model, "ranges", "start")
     return None if mode == "start" or reach is None else reach
