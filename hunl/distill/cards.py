@@ -30,7 +30,14 @@ import numpy as np
 
 from hunl.distill.actions import N_CLASSES
 from hunl.distill.decisions import DecisionRows
-from hunl.distill.hand_order import AGGRESSION, HAND_ORDERS, hand_positions, order_codes, ranked_class_probs
+from hunl.distill.hand_order import (
+    AGGRESSION,
+    HAND_ORDERS,
+    STRENGTH_COLUMN,
+    hand_positions,
+    order_codes,
+    ranked_class_probs,
+)
 from hunl.distill.optimal_leaves import LeafWorkers, information_set_values, optimise_leaves
 from hunl.distill.policy import FACING_ONLY
 from hunl.distill.quantities import (
@@ -69,7 +76,6 @@ ACTION_WORDS = (("check", "bet small", "bet big", "all-in"), ("fold", "call", "r
 _SECTION_COLS = [CARD_FEATURES.index(f) for f in SECTION_FEATURES]
 _PURE_COLS = [CARD_FEATURES.index("facing"), CARD_FEATURES.index("street")]
 _FACING_COLS = [CARD_FEATURES.index(f) for f in FACING_ONLY]
-_EQUITY_COL = CARD_FEATURES.index("equity")
 
 
 @dataclass(frozen=True)
@@ -506,14 +512,7 @@ class CardPolicy:
         if nodes is None or weights is None:
             raise ValueError("the card plays rules by hand order: class_probs needs the nodes and weights of the "
                              "rows (which hands share a decision, and how likely each is in the range)")
-        return self.ranked_probs(street, facing, X, idx, nodes, weights)
-
-    def ranked_probs(self, street: int, facing: bool, X, idx, nodes, weights) -> np.ndarray:
-        """:meth:`class_probs` of rows whose rules ``idx`` are known (:func:`hunl.distill.hand_order.
-        hand_positions` on the hand's share of the opponent's range beaten, then
-        :func:`~hunl.distill.hand_order.ranked_class_probs`)."""
-        strength = self.design(street, facing, X)[:, _EQUITY_COL]
-        lo, hi = hand_positions(idx, nodes, strength, weights)
+        lo, hi = hand_positions(idx, nodes, np.asarray(X)[:, STRENGTH_COLUMN], weights)
         return ranked_class_probs(self.table, self.codes, idx, lo, hi)
 
 

@@ -29,7 +29,7 @@ from numba import njit
 
 from hunl.distill.actions import N_CLASSES
 
-__all__ = ["AGGRESSION", "HAND_ORDERS", "HAND_ORDER_NOTE", "hand_positions", "order_codes", "ranked_class_probs", "strength_order"]
+__all__ = ["AGGRESSION", "HAND_ORDERS", "HAND_ORDER_NOTE", "STRENGTH_COLUMN", "hand_positions", "order_codes", "ranked_class_probs", "strength_order"]
 
 #: The orders a rule may play its mix in: at random (every hand the mix), or given out by hand strength.
 HAND_ORDERS = ("random", "best", "worst")
@@ -40,6 +40,9 @@ _CODES = {"random": 0, "best": 1, "worst": -1}
 HAND_ORDER_NOTE = ("The best k in d of these hands: of the hands of your range that the rule covers at this "
                    "decision, the k in d that beat the most of the opponent's range (the weakest: the least); "
                    "\"the next k in d\" are the ones after them, \"the rest\" all the others.")
+#: The column of a feature row (:func:`hunl.distill.decisions.feature_names`, every street) holding the hand's
+#: strength: ``equity``, the share of the opponent's range the hand beats.
+STRENGTH_COLUMN = 0
 #: Strengths closer than this are level (one place in the order).
 _TIE = 1e-9
 

@@ -27,12 +27,13 @@ from numba import njit
 from games.core.evaluation import MODE_BEST_RESPONSE, MODE_EXPECTED, engine_for
 from hunl.distill.actions import class_routing
 from hunl.distill.decisions import DecisionContext, features_in, node_features, range_weights
-from hunl.distill.hand_order import hand_positions, ranked_mix
+from hunl.distill.hand_order import STRENGTH_COLUMN, hand_positions, ranked_mix
 from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
-           "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "reach_of"]
+           "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "place_inputs",
+           "reach_of"]
 
 
 @dataclass(frozen=True)
@@ -145,28 +146,47 @@ def reach_of(reach: np.ndarray | None, model, street: int) -> np.ndarray | None:
     return None if mode == "start" or reach is None else reach
 
 
+def place_inputs(feats: list, weights: list, first_node: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The node, strength and weight of every row of several nodes, one after the other: what
+    :func:`hunl.distill.hand_order.hand_positions` ranks.
+
+    Parameters
+    ----------
+    feats : list of numpy.ndarray of float64
+        Each node's ``(H_p, F)`` features (column :data:`hunl.distill.hand_order.STRENGTH_COLUMN` the share of the
+        opponent's range the hand beats; NaN rows, hands that cannot hold on the board, rank last with weight 0).
+    weights : list of numpy.ndarray of float64
+        Each node's ``(H_p,)`` range weights (:func:`hunl.distill.decisions.range_weights`).
+    first_node : int, default 0
+        The label of the first node (the others follow: ``first_node + k``).
+
+    Returns
+    -------
+    node : numpy.ndarray of int64, shape ``(m,)``
+    strength, weight : numpy.ndarray of float64, shape ``(m,)``
+    """
+    strength = np.concatenate([f[:, STRENGTH_COLUMN] for f in feats])
+    w = np.concatenate([np.where(np.isnan(f[:, STRENGTH_COLUMN]), 0.0, wt) for f, wt in zip(feats, weights)])
+    node = np.repeat(np.arange(first_node, first_node + len(feats)), [f.shape[0] for f in feats])
+    return node, strength, w
+
+
 def hand_places(leaves: np.ndarray, feats: list, weights: list) -> tuple[np.ndarray, np.ndarray]:
     """Each row's place ``[lo, hi)`` in its leaf's hand order at its node (:func:`hunl.distill.hand_order.
-    hand_positions`), for the rows of several nodes one after the other.
+    hand_positions` of :func:`place_inputs`), for the rows of several nodes one after the other.
 
     Parameters
     ----------
     leaves : numpy.ndarray of int64, shape ``(m,)``
         The leaf of every row (the nodes' rows concatenated).
-    feats : list of numpy.ndarray of float64
-        Each node's ``(H_p, F)`` features (column 0 the share of the opponent's range the hand beats; NaN rows,
-        hands that cannot hold on the board, rank last with weight 0).
-    weights : list of numpy.ndarray of float64
-        Each node's ``(H_p,)`` range weights (:func:`hunl.distill.policy.range_weights`).
+    feats, weights : list of numpy.ndarray of float64
+        As :func:`place_inputs`.
 
     Returns
     -------
     lo, hi : numpy.ndarray of float64, shape ``(m,)``
     """
-    strength = np.concatenate([f[:, 0] for f in feats])
-    w = np.concatenate([np.where(np.isnan(f[:, 0]), 0.0, wt) for f, wt in zip(feats, weights)])
-    node = np.repeat(np.arange(len(feats)), [f.shape[0] for f in feats])
-    return hand_positions(leaves, node, strength, w)
+    return hand_positions(leaves, *place_inputs(feats, weights))
 
 
 def node_groups(ctx: DecisionContext, which: np.ndarray) -> list[tuple[tuple[int, bool, int], list[int]]]:

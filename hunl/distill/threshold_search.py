@@ -46,7 +46,7 @@ import numpy as np
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, _design_of, card_model
 from hunl.distill.decisions import range_weights
-from hunl.distill.hand_order import hand_positions, order_codes, strength_order
+from hunl.distill.hand_order import HAND_ORDER_NOTE, HAND_ORDERS, hand_positions, order_codes, strength_order
 from hunl.distill.optimal_leaves import (
     _flatten,
     _NodeLeaves,
@@ -54,6 +54,7 @@ from hunl.distill.optimal_leaves import (
     exploitability_pct,
     model_codes,
     node_groups,
+    place_inputs,
     reach_of,
 )
 from hunl.distill.quantities import feature_grid
@@ -250,13 +251,11 @@ class _SplitShard:
                     ids.append(np.asarray(part, dtype=np.int64))
                     if self.ordered:
                         w = range_weights(g, ctx, which[members], reach_of(reach, model, group[0]))
-                        rank = (rows, np.repeat(np.arange(n_nodes, n_nodes + len(members)), sizes), X[:, 0],
-                                np.concatenate([np.where(np.isnan(feats[i][:, 0]), 0.0, wt)
-                                                for i, wt in zip(members, w)]))
+                        rank = place_inputs([feats[i] for i in members], w, n_nodes)
                         if key == CARD_KEY:
-                            ranks.append(rank)
+                            ranks.append((rows, *rank))
                         else:
-                            fixed_places.append((rows, *hand_positions(ids[-1], *rank[1:])))
+                            fixed_places.append((rows, *hand_positions(ids[-1], *rank)))
                         n_nodes += len(members)
                     if key == CARD_KEY:               # a fixed card's rows keep their rules: no design kept
                         moving.append((rows, reader.design(group[0], group[1], X)[:, cols]))
@@ -627,7 +626,6 @@ def with_orders(card: RuleCard, codes) -> RuleCard:
         If ``codes`` does not give one code of 0, 1 or -1 per rule.
     """
     from hunl.distill.cards import action_text
-    from hunl.distill.hand_order import HAND_ORDER_NOTE, HAND_ORDERS
 
     codes = np.asarray(codes, dtype=np.int64).ravel()
     if codes.size != card.n_rules or not np.isin(codes, (0, 1, -1)).all():
