@@ -4,10 +4,11 @@
 and one try of the threshold search (:class:`hunl.distill.threshold_search.SplitWorkers`: the rules read again
 from stored designs where a moved threshold can change them, and one best-response pass), per endgame.
 
-The river card ``docs/cards/river-moved.json`` (own range) in random river endgames (sampler defaults), the turn
-card ``docs/cards/turn-own-pruned-plain.json`` beside it in random turn endgames (``EndgameSampler.turn(
-max_combos=150)``), and the river card moving beside the fixed turn card in the same turn endgames (the search over
-river and turn endgames); one process, one numba thread; the first endgame (compilation) is left out of the times.
+Two pairs of cards (:data:`CARD_SETS`): played at random (``docs/cards/river-moved.json``,
+``turn-own-pruned-plain.json``) and in hand order (``river-ordered-all.json``, ``turn-ordered.json``). For each, the
+river card in random river endgames (sampler defaults), the turn card beside it in random turn endgames
+(``EndgameSampler.turn(max_combos=150)``), and the river card moving beside the fixed turn card in the same turn
+endgames (the search over river and turn endgames); one process, one numba thread; the first endgame (compilation) is left out of the times.
 *Peak MiB*: the largest Python-tracked allocation (``tracemalloc``, numpy included) while reading one endgame's
 rules, which :func:`~hunl.distill.optimal_leaves.endgame_features` keeps to one chunk of nodes' features at a time.
 Writes the section ``bench_card_search`` of docs/BENCHMARKS.md unless ``--no-write``.
@@ -32,6 +33,10 @@ from rulelearn.report.docblocks import cpu_model, write_section
 
 START, END = "<!-- bench_card_search:start -->", "<!-- bench_card_search:end -->"
 ROOT = Path(__file__).resolve().parents[1]
+#: The card pairs measured, by how their rules play: (river card, turn card) of ``docs/cards``. In hand order, a
+#: rule's mix goes to the hands by their place among the hands it covers, read again at every try.
+CARD_SETS = {"at random": ("river-moved", "turn-own-pruned-plain"),
+             "in hand order": ("river-ordered-all", "turn-ordered")}
 BENCHMARKS_MD = ROOT / "docs" / "BENCHMARKS.md"
 
 
@@ -42,44 +47,51 @@ def _card(name: str):
 
 
 def run(games: int, turn_games: int, seed: int) -> dict:
+    from hunl.distill.sampler import EndgameSampler
+
+    out = {}
+    for kind, (river_name, turn_name) in CARD_SETS.items():
+        river, turn = _card(river_name), _card(turn_name)
+        for street, sampler, n, card, fixed in (("river", EndgameSampler(), games, river, None),
+                                                ("turn", EndgameSampler.turn(max_combos=150), turn_games, turn,
+                                                 {5: river}),
+                                                ("turn, the river card moving", EndgameSampler.turn(max_combos=150),
+                                                 turn_games, river, {4: turn})):
+            if n >= 1:
+                out[kind, street] = _measure(card, fixed, sampler, n, seed)
+    return out
+
+
+def _measure(card, fixed, sampler, n: int, seed: int) -> dict:
+    """Seconds and peak memory of reading ``card``'s rules (``fixed``: the other street's card) and of one try of
+    the threshold search, in the endgames ``1 .. n`` of ``sampler`` (endgame 0 compiles and is left out)."""
     from hunl.distill.cards import CardPolicy, CompositeCard
     from hunl.distill.optimal_leaves import endgame_leaves
-    from hunl.distill.sampler import EndgameSampler
     from hunl.distill.threshold_search import SplitWorkers, card_splits, move_split, split_moves
 
-    river, turn = _card("river-moved"), _card("turn-own-pruned-plain")
-    out = {}
-    for street, sampler, n, card, fixed in (("river", EndgameSampler(), games, river, None),
-                                            ("turn", EndgameSampler.turn(max_combos=150), turn_games, turn,
-                                             {5: river}),
-                                            ("turn, the river card moving", EndgameSampler.turn(max_combos=150),
-                                             turn_games, river, {4: turn})):
-        if n < 1:
-            continue
-        model = CardPolicy(card) if fixed is None else CompositeCard(CardPolicy(card), fixed)
-        split = card_splits(card)[0]
-        tries = [move_split(card, split, v) for v in split_moves(card, split)]
-        leaves, per_try, peak, nodes = [], [], [], []
-        for k in range(n + 1):
-            g = sampler.game(sampler.sample(seed, k))
-            tracemalloc.start()
-            t0 = time.perf_counter()
-            endgame_leaves(model, g)
-            t1 = time.perf_counter()
-            peak.append(tracemalloc.get_traced_memory()[1] / 2 ** 20)
-            tracemalloc.stop()
-            with SplitWorkers(card, [g], fixed) as pool:
-                t2 = time.perf_counter()
-                pool.exploitabilities(tries)
-                t3 = time.perf_counter()
-            if k:                                        # the first endgame compiles
-                leaves.append(t1 - t0)
-                per_try.append((t3 - t2) / len(tries))
-                nodes.append(g.tree.n_nodes)
-        out[street] = {"leaves": statistics.median(leaves), "try": statistics.median(per_try),
-                       "peak": max(peak[1:]), "nodes": statistics.median(nodes), "n": n,
-                       "save": _state_save_seconds(card, tries[0])}
-    return out
+    model = CardPolicy(card) if fixed is None else CompositeCard(CardPolicy(card), fixed)
+    split = card_splits(card)[0]
+    tries = [move_split(card, split, v) for v in split_moves(card, split)]
+    leaves, per_try, peak, nodes = [], [], [], []
+    for k in range(n + 1):
+        g = sampler.game(sampler.sample(seed, k))
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        endgame_leaves(model, g)
+        t1 = time.perf_counter()
+        peak.append(tracemalloc.get_traced_memory()[1] / 2 ** 20)
+        tracemalloc.stop()
+        with SplitWorkers(card, [g], fixed) as pool:
+            t2 = time.perf_counter()
+            pool.exploitabilities(tries)
+            t3 = time.perf_counter()
+        if k:                                        # the first endgame compiles
+            leaves.append(t1 - t0)
+            per_try.append((t3 - t2) / len(tries))
+            nodes.append(g.tree.n_nodes)
+    return {"leaves": statistics.median(leaves), "try": statistics.median(per_try),
+            "peak": max(peak[1:]), "nodes": statistics.median(nodes), "n": n,
+            "save": _state_save_seconds(card, tries[0])}
 
 
 def _state_save_seconds(card, moved, repeat: int = 20) -> float:
@@ -103,21 +115,23 @@ def _state_save_seconds(card, moved, repeat: int = 20) -> float:
 
 
 def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) -> str:
-    rows = ["| endgames | public nodes (median) | reading every rule, s (median) | peak MiB (max) "
+    rows = ["| cards | endgames | public nodes (median) | reading every rule, s (median) | peak MiB (max) "
             "| one try of the threshold search, s (median) | its state saved after a split, s (median) |",
-            "|---|---:|---:|---:|---:|---:|"]
-    for street, r in result.items():
-        rows.append(f"| {r['n']} {street} | {r['nodes']:,.0f} | {r['leaves']:.3f} | {r['peak']:.0f} | "
+            "|---|---|---:|---:|---:|---:|---:|"]
+    for (kind, street), r in result.items():
+        rows.append(f"| {kind} | {r['n']} {street} | {r['nodes']:,.0f} | {r['leaves']:.3f} | {r['peak']:.0f} | "
                     f"{r['try']:.4f} | {r['save']:.4f} |")
     return "\n".join([
         START, "## Searching a finished card", "",
         f"`python benchmarks/bench_card_search.py --games {games} --turn-games {turn_games} --seed {seed}`: "
-        "`hunl.distill.optimal_leaves.endgame_leaves` of the river card `river-moved` in random river endgames and "
-        "of the turn card `turn-own-pruned-plain` beside it in random turn endgames (`EndgameSampler.turn("
+        "`hunl.distill.optimal_leaves.endgame_leaves` of a river card in random river endgames and "
+        "of a turn card beside it in random turn endgames (`EndgameSampler.turn("
         "max_combos=150)`; last row: the river card moving, the turn card fixed), and one try of "
         "`hunl.distill.threshold_search.SplitWorkers` (a moved threshold: the rules read again from the stored "
         "designs for the decisions between the old and the new threshold, one best-response pass) in the same "
-        "endgames; one process, "
+        "endgames, for two pairs of cards: played at random (`river-moved`, `turn-own-pruned-plain`) and in hand "
+        "order (`river-ordered-all`, `turn-ordered`: each mixed rule's mix given to its hands by their place among "
+        "the hands it covers, found again at every try); one process, "
         f"one numba thread, the first endgame left out. CPU: {cpu_model()}; load average {load[0]:.1f} at the "
         f"start, {load[1]:.1f} at the end.", "", *rows, "",
         "A try costs a fraction of reading the rules: the threshold search reads each endgame's features once per "
