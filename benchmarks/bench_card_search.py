@@ -140,7 +140,10 @@ def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) ->
         "training endgames) the search saves its state so that a killed run resumes "
         "(`hunl.distill.threshold_search.SearchState`: three cards as JSON, written with fsync and renamed); "
         "the last column is that save. It depends on the card's size, not on the number of endgames: about 1 ms "
-        "against a split's 2-4 tries in each of 400 training river endgames (seconds) in a real search.", END])
+        "against a split's 2-4 tries in each of 400 training river endgames (seconds) in a real search. In hand "
+        "order a try also finds the places of the moving card's hands among the hands each of its rules covers "
+        "(the fixed card's once), and the cards' hands of rules played at random read their rule's mix directly "
+        "(`hunl.distill.optimal_leaves._fill_probs`), so a card at random pays nothing for hand orders.", END])
 
 
 def main(argv=None) -> int:

@@ -440,20 +440,33 @@ def _flatten(game, nodes: list[_NodeLeaves]) -> tuple[np.ndarray, list[_FlatLeav
 @njit(cache=True)
 def _fill_probs(out, hm, nodes, leaf_start, leaves, routes, table, codes, lo, hi):  # pragma: no cover - compiled
     """Write each hand's action probabilities (its leaf's class distribution, given out by hand order where the
-    leaf's code says so, routed onto the node's actions) into the flat ``(N, hm)`` edge table ``out``."""
+    leaf's code says so, routed onto the node's actions) into the flat ``(N, hm)`` edge table ``out``.
+
+    Hands of leaves played at random (code 0) read their leaf's row directly, action by action along the edge
+    table's rows; only hands of ranked leaves build their own mix (:func:`~hunl.distill.hand_order.ranked_mix`)."""
     n_classes = table.shape[1]
     mix = np.empty(n_classes)
     for m in range(nodes.shape[0]):
         kid0, n_act, h, _, r0 = nodes[m, 0], nodes[m, 1], nodes[m, 2], nodes[m, 3], nodes[m, 4]
         ls = leaf_start[m]
+        for a in range(n_act):
+            row = (kid0 + a) * hm
+            for i in range(h):
+                lf = leaves[ls + i]
+                if codes[lf] == 0:
+                    acc = 0.0
+                    for c in range(n_classes):
+                        acc += table[lf, c] * routes[r0 + a, c]
+                    out[row + i] = acc
         for i in range(h):
             lf = leaves[ls + i]
-            ranked_mix(table, codes[lf], lf, lo[ls + i], hi[ls + i], mix)
-            for a in range(n_act):
-                acc = 0.0
-                for c in range(n_classes):
-                    acc += mix[c] * routes[r0 + a, c]
-                out[(kid0 + a) * hm + i] = acc
+            if codes[lf] != 0:
+                ranked_mix(table, codes[lf], lf, lo[ls + i], hi[ls + i], mix)
+                for a in range(n_act):
+                    acc = 0.0
+                    for c in range(n_classes):
+                        acc += mix[c] * routes[r0 + a, c]
+                    out[(kid0 + a) * hm + i] = acc
 
 
 @njit(cache=True)
