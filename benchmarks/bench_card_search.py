@@ -8,7 +8,8 @@ Two pairs of cards (:data:`CARD_SETS`): played at random (``docs/cards/river-mov
 ``turn-own-pruned-plain.json``) and in hand order (``river-ordered-all.json``, ``turn-ordered.json``). For each, the
 river card in random river endgames (sampler defaults), the turn card beside it in random turn endgames
 (``EndgameSampler.turn(max_combos=150)``), and the river card moving beside the fixed turn card in the same turn
-endgames (the search over river and turn endgames); one process, one numba thread; the first endgame (compilation) is left out of the times.
+endgames (the search over river and turn endgames); one process, one numba thread; the first endgame
+(compilation) is left out of the times.
 *Peak MiB*: the largest Python-tracked allocation (``tracemalloc``, numpy included) while reading one endgame's
 rules, which :func:`~hunl.distill.optimal_leaves.endgame_features` keeps to one chunk of nodes' features at a time.
 Writes the section ``bench_card_search`` of docs/BENCHMARKS.md unless ``--no-write``.
@@ -142,7 +143,7 @@ def render(result: dict, games: int, turn_games: int, seed: int, load: tuple) ->
         "the last column is that save. It depends on the card's size, not on the number of endgames: about 1 ms "
         "against a split's 2-4 tries in each of 400 training river endgames (seconds) in a real search. In hand "
         "order a try also finds the places of the moving card's hands among the hands each of its rules covers "
-        "(the fixed card's once), and the cards' hands of rules played at random read their rule's mix directly "
+        "(the fixed card's once), and the hands of rules played at random read their rule's mix directly "
         "(`hunl.distill.optimal_leaves._fill_probs`), so a card at random pays nothing for hand orders.", END])
 
 
