@@ -150,7 +150,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="held-out endgames the written card's cost is measured in (default 400; one figure or one "
                          "per database; 0: none)")
     th.add_argument("--steps", type=int, default=2, help="grid places a threshold may move per try, each side")
-    th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most")
+    th.add_argument("--sweeps", type=int, default=2, help="passes over the card's thresholds at most (0: keep them)")
     th.add_argument("--mixes", type=float, default=0.0, metavar="RADIUS",
                     help="then choose each rule's plain mix again within RADIUS of it by the training cost (default 0: "
                          "keep the mixes)")
@@ -163,6 +163,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                          "cost (default: none)")
     th.add_argument("--position-radius", type=float, default=1.0,
                     help="how far a copy's mix may move from the rule's (default 1: any plain mix)")
+    th.add_argument("--split-rules", type=int, default=0, metavar="N",
+                    help="first cut up to N of the card's rules in two, each cut the cheapest on the training endgames "
+                         "of the --split-candidates best by imitation of the equilibrium (default 0: none)")
+    th.add_argument("--split-candidates", type=int, default=8, help="cuts played per added rule (default 8)")
     th.add_argument("--workers", type=int, default=None)
     th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json); a killed "
                     "run started again resumes from <out>.state.json")
@@ -262,7 +266,13 @@ def main(argv=None) -> int:
             max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
             mixes=a.mixes, orders=a.orders, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else (),
-            by_position=tuple(a.by_position), position_radius=a.position_radius))
+            by_position=tuple(a.by_position), position_radius=a.position_radius, split_rules=a.split_rules,
+            split_candidates=a.split_candidates))
+        for e in res["split_log"]:
+            k = e["kept"]
+            print(f"rule cut: {e['train_pct_pot']:.2f}% -> " + ("no cut lowers it" if k is None else
+                  f"{k['pct_pot']:.2f}% of the pot on the training endgames (rule {k['rule'] + 1} at "
+                  f"{k['feature']} {k['threshold']:g})"))
         if res["position_log"]:
             print(f"rules {', '.join(map(str, res['by_position']))} per position: {res['position_log'][0]:.2f}% -> "
                   f"{res['position_log'][-1]:.2f}% of the pot on the training endgames")

@@ -32,7 +32,7 @@ from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
-           "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "place_inputs",
+           "class_values", "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "place_inputs",
            "reach_of"]
 
 
@@ -373,6 +373,59 @@ def information_set_values(model, game, tables: dict | None = None) -> Informati
         X[a:a + x.shape[0], :x.shape[1]] = x
         a += x.shape[0]
     return InformationSetValues(np.concatenate(ns), X, np.concatenate(sts), np.concatenate(fs), np.concatenate(vs))
+
+
+def class_values(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict, codes: dict | None,
+                 which) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The value of each action class, against the opponent's best response, of every hand at the decisions of
+    ``flat[k]`` for ``k`` in ``which``, and the acting player's own reach there, when both players play ``tables``.
+
+    The first-order gain of letting a group of information sets play another class (a rule split in two, say:
+    :mod:`hunl.distill.rule_splits`) is the change of their summed values with the best response held: the
+    regret-guided refinement of CFR-BR (Johanson, Bard, Burch & Bowling 2012, Section 4), per information set
+    as :func:`information_set_values` gives it.
+
+    Parameters
+    ----------
+    game : hunl.solver.game.HoldemEndgame
+    base, flat, tables, codes
+        As :func:`exploitability_pct`.
+    which : sequence of int
+        Positions in ``flat``.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        For each ``k`` of ``which``, in the order of ``flat[k].leaves``: values, shape ``(n, 4)`` float64, in
+        pots, times the hand's own reach (what the player gains in the endgame by playing the class there), and
+        the own reach, shape ``(n,)``.
+    """
+    from hunl.distill.decisions import reach_probabilities
+
+    probs = _probs(base, flat, tables, codes)
+    own = reach_probabilities(game, probs.astype(np.float64))
+    eng = engine_for(game)
+    table = eng.from_edges(probs)
+    values = {}
+    for p in {flat[k].player for k in which}:
+        profile = table.copy()
+        eng.hand_values(1 - p, MODE_BEST_RESPONSE, table, best=profile)
+        vals = np.zeros_like(table)
+        eng.hand_values(p, MODE_EXPECTED, profile, best=vals)
+        values[p] = vals.astype(np.float64)
+    out = []
+    for k in which:
+        f = flat[k]
+        v_all = np.zeros((f.leaves.size, 4))
+        r_all = np.zeros(f.leaves.size)
+        for m, (kid, n_act, h, off, rr) in enumerate(f.nodes.tolist()):
+            a = int(f.leaf_start[m])
+            reach = own[f.player, kid:kid + n_act, :h].sum(axis=0)      # the acting player's reach at the node
+            v = values[f.player][off:off + n_act * h].reshape(n_act, h).T @ f.routes[rr:rr + n_act]
+            v_all[a:a + h] = v * reach[:, None] / game.pot
+            r_all[a:a + h] = reach
+        out.append((v_all, r_all))
+    return out
 
 
 @dataclass(frozen=True)

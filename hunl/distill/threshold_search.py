@@ -225,16 +225,17 @@ class _SplitShard:
     rules again (:func:`threshold_changes`): every other decision meets each condition as before, so it reads the
     same rule."""
 
-    def __init__(self, card: RuleCard, fixed, games, weights):
+    def __init__(self, card: RuleCard, fixed, games, weights, quantities=(), ranked=False):
         model = card_model(card, fixed)
         reader = model if isinstance(model, CardPolicy) else model.learn
         self.card, self.fixed, self.games = card, fixed, list(games)
         self.weights = np.asarray(weights, dtype=np.float64)
-        self.names = card_quantities(card)
+        used = set(card_quantities(card)) | set(quantities)
+        self.names = tuple(f for f in CARD_FEATURES if f in used)
         cols = [CARD_FEATURES.index(f) for f in self.names]
         moving: list = []          # (row positions, design over the card's quantities) of the moving card's rows
         ids: list = []             # every row's rule under ``card``, endgame after endgame
-        self.ordered = bool(getattr(model, "reads_hand_order", False))
+        self.ordered = bool(ranked or getattr(model, "reads_hand_order", False))
         ranks: list = []           # with hand orders: the moving card's rows' (rows, node, strength, weight)
         fixed_places: list = []    # and the fixed cards' rows' places, which no move changes: (rows, lo, hi)
         start = n_nodes = 0
@@ -300,24 +301,53 @@ class _SplitShard:
         ids[self.rows[sel]] = new
         return ids
 
+    def _played(self, card: RuleCard):
+        """The tables, hand order codes and, per endgame, the flat leaves of ``card`` (its rules read again)."""
+        model = card_model(card, self.fixed)
+        ids = self._leaves(card)
+        tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
+        codes = model_codes(model)
+        if self.ordered:           # the moving card's hands are ranked again: the thresholds moved its rules' hands
+            lo, hi = self.lo.copy(), self.hi.copy()
+            lo[self.rank_rows], hi[self.rank_rows] = hand_positions(
+                ids[self.rank_rows], self.rank_node, self.rank_strength, self.rank_weight, self.rank_order)
+        else:
+            lo = hi = np.zeros(ids.size)
+        flats = [(base, [dataclasses.replace(f, leaves=ids[f.leaves], lo=lo[f.leaves], hi=hi[f.leaves])
+                         for f in flat]) for base, flat in self.flat]
+        return ids, tables, codes, flats
+
     def exploitability_sums(self, cards: list) -> list[float]:
         """Weighted sum over the endgames of NashConv / 2 (% of the pot) of each card."""
         out = []
         for card in cards:
-            model = card_model(card, self.fixed)
-            ids = self._leaves(card)
-            tables = {k: np.asarray(model.leaf_table(k), dtype=np.float64) for k in model.leaf_keys()}
-            codes = model_codes(model)
-            if self.ordered:       # the moving card's hands are ranked again: the thresholds moved its rules' hands
-                lo, hi = self.lo.copy(), self.hi.copy()
-                lo[self.rank_rows], hi[self.rank_rows] = hand_positions(
-                    ids[self.rank_rows], self.rank_node, self.rank_strength, self.rank_weight, self.rank_order)
-            else:
-                lo = hi = np.zeros(ids.size)
-            out.append(sum(w * exploitability_pct(g, base, [dataclasses.replace(f, leaves=ids[f.leaves],
-                                                                                lo=lo[f.leaves], hi=hi[f.leaves])
-                                                            for f in flat], tables, codes)
-                           for w, g, (base, flat) in zip(self.weights, self.games, self.flat)))
+            _, tables, codes, flats = self._played(card)
+            out.append(sum(w * exploitability_pct(g, base, flat, tables, codes)
+                           for w, g, (base, flat) in zip(self.weights, self.games, flats)))
+        return out
+
+    def class_values(self, card: RuleCard) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The moving card's rows under ``card``: their design over :attr:`names`, rule, own reach (times the
+        endgame's weight) and the value of each action class against the opponent's best response (units of the
+        pot, times own reach and the endgame's weight; :func:`hunl.distill.optimal_leaves.class_values`)."""
+        from hunl.distill.optimal_leaves import class_values
+
+        ids, tables, codes, flats = self._played(card)
+        values = np.zeros((ids.size, 4))
+        reach = np.zeros(ids.size)
+        for w, g, (base, flat), (_, rows_flat) in zip(self.weights, self.games, flats, self.flat):
+            moving = [k for k, f in enumerate(rows_flat) if f.key == CARD_KEY]
+            got = class_values(g, base, flat, tables, codes, moving)
+            for k, (v, r) in zip(moving, got):
+                values[rows_flat[k].leaves] = w * v
+                reach[rows_flat[k].leaves] = w * r
+        return np.ascontiguousarray(self.Z), ids[self.rows], reach[self.rows], values[self.rows]
+
+    def rule_values(self, card: RuleCard) -> np.ndarray:
+        """``(n_rules, 4)``: :meth:`class_values` summed over each rule of ``card`` (weighted by the endgames')."""
+        _, rule, _, values = self.class_values(card)
+        out = np.zeros((card.n_rules, values.shape[1]))
+        np.add.at(out, rule, values)
         return out
 
 
@@ -343,17 +373,23 @@ class SplitWorkers:
         If ``games`` is empty, ``workers < 1``, or ``weights`` has another length, a negative entry or sums to 0.
     """
 
-    def __init__(self, card: RuleCard, games, fixed=None, workers: int = 1, weights=None):
+    def __init__(self, card: RuleCard, games, fixed=None, workers: int = 1, weights=None, quantities=(),
+                 ranked: bool = False):
         workers = check_int("workers", workers, 1)
         games = list(games)
         if not games:
             raise ValueError("games must hold at least one endgame")
+        unknown = [f for f in quantities if f not in CARD_FEATURES]
+        if unknown:
+            raise ValueError(f"quantities must be card features (CARD_FEATURES), got {unknown}")
         w = check_game_weights(weights, len(games))
         self.total = float(w.sum())
         local = workers <= 1 or len(games) < 2
-        parts = [(card, fixed, games, w)] if local else [(card, fixed, [games[i] for i in part], w[part])
-                                                         for part in deal(len(games), workers)]
+        extra = (tuple(quantities), bool(ranked))
+        parts = [(card, fixed, games, w, *extra)] if local else [
+            (card, fixed, [games[i] for i in part], w[part], *extra) for part in deal(len(games), workers)]
         self._pool = ShardWorkers(_SplitShard, parts, local=local)
+        self.names = tuple(f for f in CARD_FEATURES if f in set(card_quantities(card)) | set(quantities))
 
     def __enter__(self) -> SplitWorkers:
         return self
@@ -366,6 +402,31 @@ class SplitWorkers:
         ``(len(cards),)``."""
         parts = self._pool.ask("exploitability_sums", list(cards))
         return np.sum(np.asarray(parts, dtype=np.float64), axis=0) / self.total
+
+    def class_values(self, card: RuleCard) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every information set the moving card plays in the endgames, under ``card`` (the moving card with other
+        rules, e.g. one split in two: :mod:`hunl.distill.rule_splits`).
+
+        Returns
+        -------
+        Z : numpy.ndarray of float64, shape ``(n, len(names))``
+            Each information set's quantities (:attr:`names`, the card's and the extra ``quantities``).
+        rule : numpy.ndarray of int64, shape ``(n,)``
+            The rule of ``card`` it reads.
+        reach : numpy.ndarray of float64, shape ``(n,)``
+            The acting player's own reach, times the endgame's weight over the weights' total.
+        values : numpy.ndarray of float64, shape ``(n, 4)``
+            The value of each action class against the opponent's best response, in pots, weighted as ``reach``
+            and by the own reach (what the player gains in the endgames by playing the class there).
+        """
+        parts = self._pool.ask("class_values", card)
+        Z, rule, reach, values = (np.concatenate(p) for p in zip(*parts))
+        return Z, rule, reach / self.total, values / self.total
+
+    def rule_values(self, card: RuleCard) -> np.ndarray:
+        """``(n_rules, 4)`` float64: the values of :meth:`class_values` summed over each rule of ``card`` (the
+        summed regret-matching input of a rule's strategy, :mod:`hunl.distill.rule_splits`)."""
+        return np.sum(self._pool.ask("rule_values", card), axis=0) / self.total
 
 
 def thresholds_by_exploitability(card: RuleCard, games, fixed=None, steps: int = 2, sweeps: int = 2,
@@ -687,7 +748,7 @@ class ThresholdJob:
         Training endgames of each database (the first of its split's training endgames; one figure for all, or one
         per database).
     steps, sweeps : int
-        :func:`thresholds_by_exploitability`.
+        :func:`thresholds_by_exploitability`; ``sweeps = 0`` leaves the thresholds as they are.
     mixes : float
         0 (default): the rules keep their mixes. Positive: after the thresholds, each rule's plain mix is chosen
         again among those within this distance of it, by the training cost
@@ -703,6 +764,12 @@ class ThresholdJob:
         ``position_radius`` of the rule's (two passes). Default ``()``: not done.
     position_radius : float
         See ``by_position`` (default 1.0: every plain mix).
+    split_rules : int
+        Before the threshold sweeps, cut up to this many of the card's rules in two, each cut the cheapest on the
+        training endgames of the ``split_candidates`` best by imitation of the equilibrium's training decisions
+        (:func:`hunl.distill.rule_splits.splits_by_exploitability`). Default 0: not done.
+    split_candidates : int
+        Cuts played exactly per added rule (default 8).
     workers : int or None
     out : str
         The moved card's JSON.
@@ -727,6 +794,8 @@ class ThresholdJob:
     orders: bool = False
     by_position: tuple = ()
     position_radius: float = 1.0
+    split_rules: int = 0
+    split_candidates: int = 8
     workers: int | None = None
     out: str = "docs/cards/river-thresholds.json"
     name: str = "river-thresholds"
@@ -763,6 +832,25 @@ def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict,
         f"the {st} card `{path}` on the {st}" for st, path in job.fixed_cards) + ")"
     return card_cost(scores, "card", f"NashConv / 2 of the card{beside} played by both players, mean over "
                                      f"{len(held['game_id'])} held-out solved endgames ({db})")
+
+
+def _equilibrium_rows(train_sets, card: RuleCard, streets) -> tuple:
+    """``(CARD_FEATURES, Z, Y, weight)`` of the equilibrium's training decisions on ``streets``
+    (:func:`hunl.distill.pipeline.rows_task` under the card's ranges; weight probability times stake, each
+    database's endgames together weighing the same), read shard by shard: what the rule cuts imitate."""
+    from hunl.distill.card_experiment import _chunks
+    from hunl.distill.cards import card_ranges
+    from hunl.distill.pipeline import rows_task
+
+    zs, ys, ws = [], [], []
+    for db, family, ids in train_sets:
+        for chunk in _chunks(db, ids):
+            r = rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
+            zs.append(_design_of(r.X, r.facing, r.street))
+            ys.append(np.asarray(r.Y, dtype=np.float64))
+            ws.append(r.weight * r.stake / len(ids))
+            del r
+    return CARD_FEATURES, np.concatenate(zs), np.concatenate(ys), np.concatenate(ws)
 
 
 def _per_db(name: str, value, n: int) -> list[int]:
@@ -936,6 +1024,19 @@ def run_threshold_search(job: ThresholdJob) -> dict:
             state.finish("position", {"table": table.tolist(), "log": position_log})
         table, position_log = np.array(state.done("position")["table"]), state.done("position")["log"]
         card = with_strategies(card, table)
+    split_log: list = []
+    if job.split_rules > 0:
+        from hunl.distill.rule_splits import splits_by_exploitability
+
+        if state.done("splits") is None:
+            cut, split_log = splits_by_exploitability(
+                card, games, fixed, job.split_rules, check_int("split_candidates", job.split_candidates, 1),
+                rows=_equilibrium_rows(train_sets, card, streets), workers=workers, weights=weights, progress=True,
+                resume=state.partial("splits"), save=state.saver("splits"))
+            state.finish("splits", {"card": cut.to_dict(), "log": split_log})
+        card, split_log = RuleCard.from_dict(state.done("splits")["card"]), state.done("splits")["log"]
+    if job.sweeps == 0:
+        state.finish("thresholds", {"card": card.to_dict(), "log": []})
     if state.done("thresholds") is None:
         moved, log = thresholds_by_exploitability(card, games, fixed, job.steps, job.sweeps, workers,
                                                   progress=True, weights=weights,
@@ -996,6 +1097,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         **({"orders": True} if job.orders else {}),
         **({"by_position": list(job.by_position), "position_radius": job.position_radius,
             "position_train_pct_pot": position_log} if job.by_position else {}),
+        **({"split_rules": job.split_rules, "split_candidates": job.split_candidates,
+            "splits": [{k: v for k, v in e.items() if k != "tried"} for e in split_log]} if job.split_rules else {}),
         **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
@@ -1004,7 +1107,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
               "mixes_log": mixes_log, "mixes": job.mixes, "orders": job.orders, "moves": _moves(card, searched),
               "by_position": list(job.by_position), "position_radius": job.position_radius,
-              "position_log": position_log,
+              "position_log": position_log, "split_log": split_log,
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
               "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,
@@ -1046,10 +1149,19 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
         (f"the card as given, its either-position betting rules {', '.join(map(str, result['by_position']))} "
          "copied into each position's section", f"{plog[0]:.2f}"),
         (f"the copies' plain mixes chosen for each position within {result['position_radius']:g}", f"{plog[-1]:.2f}")]
+    slog = result.get("split_log") or []
+    if slog:
+        rows.append(("the card as given", f"{slog[0]['train_pct_pot']:.2f}"))
+        rows += [(f"rule {e['kept']['rule'] + 1} cut at {e['kept']['feature']} {e['kept']['threshold']:g} "
+                  f"(the best of {len(e['tried'])} cuts tried)", f"{e['kept']['pct_pot']:.2f}")
+                 for e in slog if e["kept"] is not None]
+        if slog[-1]["kept"] is None:
+            rows.append((f"no cut of {len(slog[-1]['tried'])} tried lowers it further", ""))
     # the copies' mixes were tried with the leaves (own ranges) of the card before them; the search reads them again
-    rows += [("the card as given" if not plog else "the same card, its quantities read again under those mixes",
-              f"{log[0]:.2f}")] + [
-        (f"its thresholds after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
+    if log:
+        rows += [("the card as given" if not (plog or slog) else "the same card, its quantities read again",
+                  f"{log[0]:.2f}")] + [
+            (f"its thresholds after sweep {k}", f"{v:.2f}") for k, v in enumerate(log[1:], start=1)]
     if result["mixes_log"]:
         rows.append((f"the best of these, its plain mixes{' and hand orders' if result.get('orders') else ''} "
                      f"chosen again within {result['mixes']:g}", f"{result['mixes_log'][-1]:.2f}"))
