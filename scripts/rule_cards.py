@@ -278,9 +278,10 @@ def main(argv=None) -> int:
                   f"{res['position_log'][-1]:.2f}% of the pot on the training endgames")
         for h in res["held_out"]:
             print(f"held out: {h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}")
-        print(f"{res['n_train']} training endgames: {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% "
-              f"with {len(res['moves'])} thresholds moved" + (f", {res['mixes_log'][-1]:.2f}% with the mixes chosen "
-                                                              "again" if res["mixes_log"] else "")
+        swept = "" if not res["log"] else (f": {res['log'][0]:.2f}% of the pot as given, {min(res['log']):.2f}% with "
+                                           f"{len(res['moves'])} thresholds moved")
+        print(f"{res['n_train']} training endgames{swept}" + (f", {res['mixes_log'][-1]:.2f}% with the mixes chosen "
+                                                           "again" if res["mixes_log"] else "")
               + f"; written to {res['out']}")
         return 0
     if a.game == "streets":

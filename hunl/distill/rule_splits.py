@@ -328,7 +328,8 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
     n_splits : int, default 4
         Rules to add at most (rounds; a round that finds no cut lowering the training figure ends the search).
     candidates : int, default 6
-        Cuts of each round played exactly, the best by :func:`split_gains` on distinct rules first.
+        Cuts of each round played exactly: the best of each rule by :func:`split_gains`, best first, then the best
+        of each rule on each other quantity.
     iterations : int, default 0
         0: each side's mixes are the rule's moved towards the side's best class. Positive: the two sides'
         strategies are first fitted by this many iterations of regret matching+ against best responses
@@ -384,9 +385,11 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
                 else:
                     names, Z, Y, w = rows
                     cuts = split_gains(cur, names, Z, cur.rule_index(Z, names), w, Y, "imitation", max_conditions)
-                firsts = list({c.rule: c for c in reversed(cuts)}.values())     # each rule's best cut
-                chosen = sorted(firsts, key=lambda c: -c.gain)[:candidates]
-                chosen += [c for c in cuts if c not in chosen][:candidates - len(chosen)]
+                # each rule's best cut first, then each rule's best on each other quantity
+                firsts = sorted({c.rule: c for c in reversed(cuts)}.values(), key=lambda c: -c.gain)
+                seconds = sorted({(c.rule, c.feature): c for c in reversed(cuts)}.values(), key=lambda c: -c.gain)
+                chosen = firsts[:candidates]
+                chosen += [c for c in seconds if c not in chosen][:candidates - len(chosen)]
                 rnd = {"start": float(pool.exploitabilities([cur])[0]), "cuts": [c.to_dict() for c in chosen],
                        "tried": []}
             bar = tqdm(total=len(rnd["cuts"]), initial=len(rnd["tried"]), disable=not progress, unit="cut",

@@ -1083,7 +1083,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         moved = with_strategies(with_orders(moved, done.get("codes", codes)), table)
     searched = with_coverage(moved, coverage)
     moved = printed_card(searched)
-    tag = "thresholds moved by their cost"
+    tag = "thresholds moved by their cost" if log else "rules cut in two by their cost" if split_log else \
+        "plain mixes chosen by their cost"
     title = job.title if job.title else moved.title if tag in moved.title else (
         moved.title[:-1] + f", {tag})" if moved.title.endswith(")") else f"{moved.title} ({tag})")
     costs = [(path, _held_out_cost(job, moved, fixed, family, held, path)) for path, family, held, _ in parts
@@ -1098,7 +1099,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         **({"by_position": list(job.by_position), "position_radius": job.position_radius,
             "position_train_pct_pot": position_log} if job.by_position else {}),
         **({"split_rules": job.split_rules, "split_candidates": job.split_candidates,
-            "splits": [{k: v for k, v in e.items() if k != "tried"} for e in split_log]} if job.split_rules else {}),
+            "splits": split_log} if job.split_rules else {}),
         **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
@@ -1107,7 +1108,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     result = {"cost": None if first is None else first.mean, "held_out": held_out, "log": log,
               "mixes_log": mixes_log, "mixes": job.mixes, "orders": job.orders, "moves": _moves(card, searched),
               "by_position": list(job.by_position), "position_radius": job.position_radius,
-              "position_log": position_log, "split_log": split_log,
+              "position_log": position_log, "split_log": split_log, "split_rules": job.split_rules,
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
               "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,
@@ -1166,6 +1167,11 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
         rows.append((f"the best of these, its plain mixes{' and hand orders' if result.get('orders') else ''} "
                      f"chosen again within {result['mixes']:g}", f"{result['mixes_log'][-1]:.2f}"))
     moves = [(t, q, f"{a:g}", f"{b:g}") for t, q, a, b in result["moves"]] or [("(none)", "", "", "")]
+    cuts = "" if not slog else "\n\n" + markdown_table((
+        ["round", "rule", "cut at", "imitation score", "training exploitability, % pot"],
+        [(str(k), str(t["rule"] + 1), f"{t['feature']} {t['threshold']:g}", f"{t['gain']:.3g}", f"{t['pct_pot']:.2f}")
+         for k, e in enumerate(slog, start=1) for t in e["tried"]]),
+        right=("imitation score", "training exploitability, % pot")).rstrip("\n")
     held_out = result.get("held_out", [])
     held = "" if not held_out else " Held out: " + "; ".join(
         f"{h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}" for h in held_out) + (
@@ -1174,11 +1180,13 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
         " (" + " + ".join(str(n) for n in result["train_by_db"]) + "; each database's endgames weigh the same "
         "in the figures below: the mean of the databases' means)")
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
-            f"({result['n_rules']} rules, {result['n_conditions']} conditions), its thresholds moved by their cost "
-            f"on {result['n_train']} training endgames of {result['db']}{weighs} (the split of the card run: same seed); "
-            f"written to `{result['out']}`.{held}\n\n"
+            f"({result['n_rules']} rules, {result['n_conditions']} conditions), "
+            + (f"up to {result.get('split_rules', 0)} of its rules cut in two by their cost, " if slog else "")
+            + ("its thresholds moved by their cost " if log else "played ")
+            + f"on {result['n_train']} training endgames of {result['db']}{weighs} (the split of the card run: same "
+            f"seed); written to `{result['out']}`.{held}\n\n"
             + markdown_table((["card", "training exploitability, % pot"], rows),
-                             right=("training exploitability, % pot",)).rstrip("\n")
+                             right=("training exploitability, % pot",)).rstrip("\n") + cuts
             + "\n\n" + markdown_table((["section", "quantity", "threshold before", "after"], moves),
                                         right=("threshold before", "after")).rstrip("\n")
             + "\n\n<details><summary>The card</summary>\n\n" + result["markdown"] + "\n</details>\n")

@@ -236,3 +236,27 @@ def test_bad_search_settings_are_value_errors(games):
         splits_by_exploitability(_card("river"), games, n_splits=0)
     with pytest.raises(ValueError, match="candidates"):
         splits_by_exploitability(_card("river"), games, candidates=0)
+
+
+def test_the_threshold_job_cuts_rules_writes_the_card_and_its_block(tmp_path, small_river_db):
+    """``rule_cards.py thresholds --split-rules 1 --sweeps 0``: the cut stage runs on the training endgames of the
+    database, the thresholds are kept, the card written is the search's, and the doc block lists the cuts tried."""
+    from hunl.distill.threshold_search import ThresholdJob, run_threshold_search
+
+    path, _ = small_river_db
+    doc = tmp_path / "HUNL.md"
+    doc.write_text("# HUNL\n")
+    out = tmp_path / "cut.json"
+    job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(path), train=4, sweeps=0,
+                       split_rules=1, split_candidates=2, workers=1, out=str(out), doc=str(doc), name="c", max_test=0)
+    res = run_threshold_search(job)
+    card = RuleCard.from_dict(json.loads(out.read_text()))
+    start = _card("river")
+    assert res["log"] == [] and len(res["split_log"]) == 1 and len(res["split_log"][0]["tried"]) == 2
+    kept = res["split_log"][0]["kept"]
+    assert card.n_rules <= start.n_rules + (kept is not None)
+    assert card.meta["threshold_search"]["splits"] == res["split_log"]
+    text = doc.read_text()
+    assert "<!--block:card-c-thresholds-->" in text and "| round | rule | cut at |" in text
+    assert "rules cut in two by their cost" in card.title         # the default title says what was done
+    assert not out.with_name(out.name + ".state.json").exists()
