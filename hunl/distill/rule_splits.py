@@ -76,7 +76,17 @@ class RuleSplit:
 
 def split_quantities(card: RuleCard) -> tuple[str, ...]:
     """The quantities a rule of ``card`` may be cut on: those it has phrases for, without the section features
-    (street, position, facing a bet)."""
+    (street, position, facing a bet).
+
+    Parameters
+    ----------
+    card : RuleCard
+
+    Returns
+    -------
+    tuple of str
+        Quantity names, in the card's order of phrases.
+    """
     return tuple(q.name for q in card.quantities if q.name not in SECTION_FEATURES)
 
 
