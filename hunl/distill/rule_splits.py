@@ -1,21 +1,22 @@
-"""A finished card's rules split by what they cost: ``rule_cards.py thresholds --split-rules N``.
+"""A finished card's rules cut in two by what they cost: ``rule_cards.py thresholds --split-rules N``.
 
 A card learned by imitation, pruned and moved by cost may still have places to spend (a turn card of 16 rules
 against the 20 a card may print). :func:`splits_by_exploitability` spends them one rule at a time, with
 exploitability in the loop, on the finished card itself rather than on the tree it came from:
 
-1. every information set the card plays in the training endgames gets the value of each action class against
-   the opponent's best response, times the player's own reach (:meth:`hunl.distill.threshold_search.SplitWorkers.
-   class_values`): what the player would gain by playing that class there, the best response held;
-2. every rule with fewer than ``max_conditions`` conditions is cut at every round threshold of every quantity
+1. every rule with fewer than ``max_conditions`` conditions is cut at every round threshold of every quantity
    the card can name (:func:`hunl.distill.quantities.feature_grid`) into the decisions at or below it and those
-   above, and the cut is scored by the cost criterion of the card trees (:func:`split_gains`:
-   ``max_c L[c] + max_c R[c] - max_c (L + R)[c]`` of the two sides' summed values; the regret-guided refinement
-   of CFR-BR, Johanson, Bard, Burch & Bowling 2012, Section 4);
-3. the best ``candidates`` cuts are played exactly (:func:`split_rule`): each side's plain mix and hand order are
-   chosen by the mean training exploitability among mixes between the rule's and the side's best class
-   (:func:`side_mixes`), first the side at or below, then the side above, and the cheapest cut is kept if it
-   lowers the training figure.
+   above, and each cut is scored (:func:`split_gains`): by imitation, how differently the equilibrium plays on
+   the two sides of its training decisions (the sum of squares between the sides; what ``rule_cards.py
+   thresholds`` uses), or by cost, the first-order gain of playing each side's best class against the opponent's
+   best response held (:meth:`hunl.distill.threshold_search.SplitWorkers.class_values`; the regret-guided
+   refinement of CFR-BR, Johanson, Bard, Burch & Bowling 2012, Section 4) -- which misleads where a class the
+   rule never plays meets the best response's play off the rule's path;
+2. the best ``candidates`` cuts are played exactly (:func:`split_rule`): each side's plain mix and hand order are
+   chosen by the mean training exploitability among the rule's mix moved towards the side's target (the
+   equilibrium's mean strategy there, or its best class; optionally a strategy fitted by regret matching against
+   best responses, :func:`_fit_sides`), by :func:`side_mixes`, first the side at or below, then the side above,
+   and the cheapest cut is kept if it lowers the training figure.
 
 A kept cut adds one rule and one condition to each side, so the card stays within ``max_conditions`` a rule and
 its thresholds stay round. The search saves its state after every cut it plays, so a killed run resumes.
