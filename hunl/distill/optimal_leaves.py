@@ -32,8 +32,8 @@ from rulelearn.data.executors import ShardWorkers, deal, release_memory
 from rulelearn.validation import check_game_weights, check_int
 
 __all__ = ["LeafCFRResult", "LeafWorkers", "InformationSetValues", "optimise_leaves", "endgame_features", "endgame_leaves",
-           "class_values", "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups", "place_inputs",
-           "reach_of"]
+           "class_values", "exploitability_pct", "hand_places", "information_set_values", "model_codes", "node_groups",
+           "place_inputs", "reach_of"]
 
 
 @dataclass(frozen=True)
@@ -297,6 +297,16 @@ class InformationSetValues:
     values: np.ndarray
 
 
+def _values_against_best_response(eng, table, p: int) -> tuple[float, np.ndarray]:
+    """Player ``p``'s value of every action in the engine layout when the opponent plays a best response to
+    ``table`` (the engine-layout profile of both players), and that best response's value (chips)."""
+    profile = table.copy()
+    br_value = float(eng.hand_values(1 - p, MODE_BEST_RESPONSE, table, best=profile).sum())
+    values = np.zeros_like(table)
+    eng.hand_values(p, MODE_EXPECTED, profile, best=values)
+    return br_value, values
+
+
 def information_set_values(model, game, tables: dict | None = None) -> InformationSetValues:
     """The class values of every information set of ``game`` when both players play the leaves of ``model``
     (with ``tables`` or the model's own) and each meets the other's best response.
@@ -346,13 +356,7 @@ def information_set_values(model, game, tables: dict | None = None) -> Informati
     eng = engine_for(game)
     offset = eng.layout.offset
     table = eng.from_edges(probs)
-    action_values = {}
-    for p in (0, 1):
-        profile = table.copy()
-        eng.hand_values(1 - p, MODE_BEST_RESPONSE, table, best=profile)
-        vals = np.zeros_like(table)
-        eng.hand_values(p, MODE_EXPECTED, profile, best=vals)
-        action_values[p] = vals.astype(np.float64)
+    action_values = {p: _values_against_best_response(eng, table, p)[1].astype(np.float64) for p in (0, 1)}
     xs, sts, fs, vs, ns = [], [], [], [], []
     for k, nl in enumerate(nodes):
         h = nl.leaves.size
@@ -406,13 +410,8 @@ def class_values(game, base: np.ndarray, flat: list[_FlatLeaves], tables: dict, 
     own = reach_probabilities(game, probs.astype(np.float64))
     eng = engine_for(game)
     table = eng.from_edges(probs)
-    values = {}
-    for p in {flat[k].player for k in which}:
-        profile = table.copy()
-        eng.hand_values(1 - p, MODE_BEST_RESPONSE, table, best=profile)
-        vals = np.zeros_like(table)
-        eng.hand_values(p, MODE_EXPECTED, profile, best=vals)
-        values[p] = vals.astype(np.float64)
+    values = {p: _values_against_best_response(eng, table, p)[1].astype(np.float64)
+              for p in {flat[k].player for k in which}}
     out = []
     for k in which:
         f = flat[k]
@@ -555,12 +554,7 @@ def _regrets(game, flat: list[_FlatLeaves], tables, probs, p: int, regret: dict,
     """Add player ``p``'s leaf regrets against a best response (units of the pot, times ``weight``); return the
     opponent's best-response value (chips)."""
     eng = engine_for(game)
-    o = 1 - p
-    table = eng.from_edges(probs)
-    profile = table.copy()
-    br_value = float(eng.hand_values(o, MODE_BEST_RESPONSE, table, best=profile).sum())
-    action_values = np.zeros_like(table)
-    eng.hand_values(p, MODE_EXPECTED, profile, best=action_values)
+    br_value, action_values = _values_against_best_response(eng, eng.from_edges(probs), p)
     scale = weight / game.pot
     for f in flat:
         if f.player != p:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hunl.distill.actions import N_CLASSES
+from hunl.distill.cards import CardPolicy
 from hunl.distill.quantities import SECTION_FEATURES, feature_grid
 from rulelearn.rules.cards import CardCondition, CardSection, RuleCard
 from rulelearn.rules.plain import plain_fractions
@@ -42,7 +43,7 @@ _ALPHAS = (0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 
 @dataclass(frozen=True)
 class RuleSplit:
-    """One cut of a card rule and its first-order score.
+    """One cut of a card rule and its score.
 
     Attributes
     ----------
@@ -274,10 +275,8 @@ def _fit_sides(pool, cut_card: RuleCard, rows, iterations: int) -> np.ndarray:
     """Regret matching+ over the strategies of rules ``rows`` of ``cut_card`` (the others held), each iteration
     against the opponent's best response to the current strategies (CFR-BR restricted to the cut's two sides,
     played at random), linearly averaged after the first fifth: ``(len(rows), 4)``."""
-    from hunl.distill.hand_order import order_codes
-
-    table = np.array([r.strategy for r in cut_card.rules()], dtype=np.float64)
-    codes = order_codes([r.order for r in cut_card.rules()])
+    played = CardPolicy(cut_card)
+    table, codes = played.table.copy(), played.codes.copy()
     rows = list(rows)
     codes[rows] = 0
     regret, avg = np.zeros((len(rows), N_CLASSES)), np.zeros((len(rows), N_CLASSES))
@@ -297,11 +296,9 @@ def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: in
     first the side at or below, then the side above (the other held; a side keeps the rule's mix unless a try
     is cheaper), and its mean training exploitability (``start``, the card's, when no try is cheaper). With
     ``iterations``, the sides' targets are their strategies fitted by :func:`_fit_sides`."""
-    from hunl.distill.hand_order import order_codes
-
     cut_card = split_rule(card, cut.rule, cut.feature, cut.threshold)
-    table = np.array([r.strategy for r in cut_card.rules()], dtype=np.float64)
-    codes = order_codes([r.order for r in cut_card.rules()])
+    played = CardPolicy(cut_card)
+    table, codes = played.table.copy(), played.codes.copy()
     fitted = _fit_sides(pool, cut_card, (cut.rule, cut.rule + 1), iterations) if iterations > 0 else None
     best_value, best_card = float(start), cut_card
     for side in (0, 1):
@@ -342,8 +339,8 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
         Cuts of each round played exactly: the best of each rule by :func:`split_gains`, best first, then the best
         of each rule on each other quantity.
     iterations : int, default 0
-        0: each side's mixes are the rule's moved towards the side's best class. Positive: the two sides'
-        strategies are first fitted by this many iterations of regret matching+ against best responses
+        0: each side's mixes are the rule's moved towards the cut's target for the side
+        (:attr:`RuleSplit.targets`). Positive: the two sides' strategies are first fitted by this many iterations of regret matching+ against best responses
         (:func:`_fit_sides`), and their plain mixes chosen near them.
     rows : tuple of (sequence of str, numpy.ndarray, numpy.ndarray, numpy.ndarray), optional
         ``(names, Z, Y, weight)``: the equilibrium's training decisions, their quantities ``Z`` (columns
