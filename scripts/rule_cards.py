@@ -167,6 +167,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="first cut up to N of the card's rules in two, each cut the cheapest on the training endgames "
                          "of the --split-candidates best by imitation of the equilibrium (default 0: none)")
     th.add_argument("--split-candidates", type=int, default=8, help="cuts played per added rule (default 8)")
+    th.add_argument("--split-radius", type=float, default=0.0,
+                    help="each side of a cut also tries every plain mix within this distance of its rule's "
+                         "(default 0: the rule's mix moved towards the equilibrium's only)")
     th.add_argument("--workers", type=int, default=None)
     th.add_argument("--out", required=True, help="the moved card's JSON (e.g. docs/cards/<name>.json); a killed "
                     "run started again resumes from <out>.state.json")
@@ -267,7 +270,7 @@ def main(argv=None) -> int:
             mixes=a.mixes, orders=a.orders, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else (),
             by_position=tuple(a.by_position), position_radius=a.position_radius, split_rules=a.split_rules,
-            split_candidates=a.split_candidates))
+            split_candidates=a.split_candidates, split_radius=a.split_radius))
         for e in res["split_log"]:
             k = e["kept"]
             print(f"rule cut: {e['train_pct_pot']:.2f}% -> " + ("no cut lowers it" if k is None else

@@ -33,10 +33,10 @@ from hunl.distill.actions import N_CLASSES
 from hunl.distill.cards import CardPolicy
 from hunl.distill.quantities import SECTION_FEATURES, feature_grid
 from rulelearn.rules.cards import CardCondition, CardSection, RuleCard
-from rulelearn.rules.plain import plain_fractions
+from rulelearn.rules.plain import plain_fractions, plain_mixes_near
 from rulelearn.validation import check_int
 
-__all__ = ["RuleSplit", "side_mixes", "split_gains", "split_quantities", "split_rule", "splits_by_exploitability"]
+__all__ = ["RuleSplit", "side_mixes", "side_tries", "split_gains", "split_quantities", "split_rule", "splits_by_exploitability"]
 
 _ALPHAS = (0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 
@@ -250,11 +250,15 @@ def side_mixes(targets) -> list[tuple[np.ndarray, int]]:
     """
     out: list = []
     for t in np.asarray(targets, dtype=np.float64).reshape(-1, N_CLASSES):
-        m = _plain(t)
-        for c in ((0,) if np.count_nonzero(m > 1e-12) <= 1 else (0, 1, -1)):
-            if not any(c == c2 and np.allclose(m, m2) for m2, c2 in out):
-                out.append((m, c))
+        _add_orders(out, _plain(t))
     return out
+
+
+def _add_orders(out: list, m: np.ndarray) -> None:
+    """Append ``(m, code)`` to ``out`` for each hand order code (0, 1, -1; a pure mix at random only) not there."""
+    for c in ((0,) if np.count_nonzero(m > 1e-12) <= 1 else (0, 1, -1)):
+        if not any(c == c2 and np.allclose(m, m2) for m2, c2 in out):
+            out.append((m, c))
 
 
 def _targets(strategy, target, fitted=None) -> np.ndarray:
@@ -291,8 +295,42 @@ def _fit_sides(pool, cut_card: RuleCard, rows, iterations: int) -> np.ndarray:
     return np.where(z > 0, avg / np.where(z > 0, z, 1.0), table[rows])
 
 
-def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: int) -> tuple[float, RuleCard]:
-    """The cheapest card of ``cut`` (:func:`split_rule`) with each side's mix chosen among :func:`side_mixes`,
+def side_tries(strategy, targets, radius: float = 0.0) -> list[tuple[np.ndarray, int]]:
+    """The ``(mix, hand order code)`` pairs tried for one side of a cut: :func:`side_mixes` of ``targets``, then,
+    with ``radius``, every other plain mix within ``radius`` of the rule's ``strategy``
+    (:func:`rulelearn.rules.plain.plain_mixes_near`), each at random and in both hand orders.
+
+    Parameters
+    ----------
+    strategy : array_like of float, shape ``(4,)``
+        The rule's class distribution before the cut.
+    targets : array_like of float, shape ``(m, 4)``
+        See :func:`side_mixes`.
+    radius : float, default 0.0
+        Largest change of a class probability from ``strategy``; 0: the targets' mixes only.
+
+    Returns
+    -------
+    list of (numpy.ndarray, int)
+        Distinct pairs, the targets' first; a pure mix once, at random.
+
+    Raises
+    ------
+    ValueError
+        If ``radius`` is negative or not finite.
+    """
+    if not np.isfinite(radius) or radius < 0:
+        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
+    out = side_mixes(targets)
+    if radius > 0:
+        for m in plain_mixes_near(strategy, radius):
+            _add_orders(out, m)
+    return out
+
+
+def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: int,
+              radius: float = 0.0) -> tuple[float, RuleCard]:
+    """The cheapest card of ``cut`` (:func:`split_rule`) with each side's mix chosen among :func:`side_tries`,
     first the side at or below, then the side above (the other held; a side keeps the rule's mix unless a try
     is cheaper), and its mean training exploitability (``start``, the card's, when no try is cheaper). With
     ``iterations``, the sides' targets are their strategies fitted by :func:`_fit_sides`."""
@@ -304,7 +342,8 @@ def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: in
     for side in (0, 1):
         row = cut.rule + side
         tries = []
-        for m, c in side_mixes(_targets(table[row], cut.targets[side], None if fitted is None else fitted[side])):
+        targets = _targets(table[row], cut.targets[side], None if fitted is None else fitted[side])
+        for m, c in side_tries(table[row], targets, radius):
             t, k = table.copy(), codes.copy()
             t[row], k[row] = m, c
             tries.append((t, k))
@@ -318,7 +357,8 @@ def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: in
 
 
 def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 4, candidates: int = 6,
-                             iterations: int = 0, rows=None, max_conditions: int = 3, workers: int = 1,
+                             iterations: int = 0, rows=None, max_conditions: int = 3, radius: float = 0.0,
+                             workers: int = 1,
                              weights=None, progress: bool = False,
                              resume: dict | None = None, save=None) -> tuple[RuleCard, list[dict]]:
     """``card`` with up to ``n_splits`` of its rules cut in two, each cut chosen by its cost (see the module
@@ -350,6 +390,9 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
         class values of the card's own information sets against best responses (``"cost"``; values of classes a
         rule never plays read the best response's play off its path, so their first-order gains mislead).
     max_conditions : int, default 3
+    radius : float, default 0.0
+        Positive: each side also tries every plain mix within this distance of the rule's (:func:`side_tries`;
+        on the turn card the only cheaper cut of a scratch search was one of these, docs/HUNL.md).
     workers : int, default 1
     weights : array_like of float, shape ``(len(games),)``, optional
         Each endgame's weight (:class:`hunl.distill.threshold_search.SplitWorkers`).
@@ -380,6 +423,8 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
     n_splits = check_int("n_splits", n_splits, 1)
     candidates = check_int("candidates", candidates, 1)
     max_conditions = check_int("max_conditions", max_conditions, 1)
+    if not np.isfinite(radius) or radius < 0:
+        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
     state = resume or {"card": card.to_dict(), "log": [], "round": None}
     cur = RuleCard.from_dict(state["card"])
     log = list(state["log"])
@@ -404,7 +449,7 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
                        desc=f"rule splits, round {len(log) + 1}", leave=False)
             for c in rnd["cuts"][len(rnd["tried"]):]:
                 cut = RuleSplit.from_dict(c)
-                value, cut_card = _play_cut(pool, cur, cut, rnd["start"], iterations)
+                value, cut_card = _play_cut(pool, cur, cut, rnd["start"], iterations, radius)
                 rnd["tried"].append({**c, "pct_pot": value, "card": cut_card.to_dict()})
                 bar.update(1)
                 if save is not None:

@@ -770,6 +770,9 @@ class ThresholdJob:
         (:func:`hunl.distill.rule_splits.splits_by_exploitability`). Default 0: not done.
     split_candidates : int
         Cuts played exactly per added rule (default 8).
+    split_radius : float
+        Positive: each side of a cut also tries every plain mix within this distance of its rule's
+        (:func:`hunl.distill.rule_splits.side_tries`). Default 0: the mixes moved towards the equilibrium's only.
     workers : int or None
     out : str
         The moved card's JSON.
@@ -796,6 +799,7 @@ class ThresholdJob:
     position_radius: float = 1.0
     split_rules: int = 0
     split_candidates: int = 8
+    split_radius: float = 0.0
     workers: int | None = None
     out: str = "docs/cards/river-thresholds.json"
     name: str = "river-thresholds"
@@ -1031,7 +1035,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         if state.done("splits") is None:
             cut, split_log = splits_by_exploitability(
                 card, games, fixed, job.split_rules, check_int("split_candidates", job.split_candidates, 1),
-                rows=_equilibrium_rows(train_sets, card, streets), workers=workers, weights=weights, progress=True,
+                rows=_equilibrium_rows(train_sets, card, streets), radius=job.split_radius, workers=workers,
+                weights=weights, progress=True,
                 resume=state.partial("splits"), save=state.saver("splits"))
             state.finish("splits", {"card": cut.to_dict(), "log": split_log})
         card, split_log = RuleCard.from_dict(state.done("splits")["card"]), state.done("splits")["log"]
@@ -1099,7 +1104,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         **({"by_position": list(job.by_position), "position_radius": job.position_radius,
             "position_train_pct_pot": position_log} if job.by_position else {}),
         **({"split_rules": job.split_rules, "split_candidates": job.split_candidates,
-            "splits": split_log} if job.split_rules else {}),
+            "splits": split_log, **({"split_radius": job.split_radius} if job.split_radius else {})}
+           if job.split_rules else {}),
         **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)

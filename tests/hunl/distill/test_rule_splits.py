@@ -16,6 +16,7 @@ from hunl.distill.policy import play
 from hunl.distill.rule_splits import (
     RuleSplit,
     side_mixes,
+    side_tries,
     split_gains,
     split_quantities,
     split_rule,
@@ -25,6 +26,7 @@ from hunl.distill.threshold_search import SplitWorkers
 from hunl.solver.game import HoldemEndgame
 from hunl.solver.tree import BetSizes
 from rulelearn.rules.cards import RuleCard
+from rulelearn.rules.plain import plain_mixes_near
 from tests.hunl.distill.card_rows import design_rows as _rows
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -190,8 +192,28 @@ def test_two_workers_give_the_class_values_of_one(games):
         np.testing.assert_allclose(one.rule_values(card), two.rule_values(card), rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("by_rows", [False, True])
-def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_rows):
+def test_side_tries_add_every_plain_mix_within_the_radius_once():
+    rule, targets = [0.9, 0.1, 0.0, 0.0], [[0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    first = side_mixes(targets)
+    assert [(m.tolist(), c) for m, c in side_tries(rule, targets)] == [(m.tolist(), c) for m, c in first]
+    got = side_tries(rule, targets, 0.15)
+    assert [(m.tolist(), c) for m, c in got[:len(first)]] == [(m.tolist(), c) for m, c in first]
+    keys = [(tuple(np.round(m, 9)), c) for m, c in got]
+    assert len(set(keys)) == len(keys)
+    near = plain_mixes_near(rule, 0.15)
+    assert near.shape[0] > 3
+    for m in near:
+        codes = {c for m2, c in got if np.allclose(m, m2)}
+        assert codes == ({0} if np.count_nonzero(m > 1e-12) == 1 else {0, 1, -1})
+    # nothing beyond the targets' mixes and the radius
+    for m, _ in got:
+        assert np.abs(m - np.asarray(rule)).max() <= 0.15 + 1e-9 or any(np.allclose(m, m2) for m2, _ in first)
+    with pytest.raises(ValueError, match="radius"):
+        side_tries(rule, targets, -0.1)
+
+
+@pytest.mark.parametrize(("by_rows", "radius"), [(False, 0.0), (True, 0.0), (False, 0.2)])
+def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_rows, radius):
     """The search's figures are the exact exploitability of the cards (played by :func:`play`); it keeps a cut
     only if it is cheaper, so the card it returns is never worse than the card it starts from."""
     card = _card("river")
@@ -201,7 +223,7 @@ def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_
         Z = _rows(2000, 3)
         Z[:, CARD_FEATURES.index("street")] = 5.0
         rows = (CARD_FEATURES, Z, rng.dirichlet(np.ones(4), Z.shape[0]), rng.random(Z.shape[0]))
-    out, log = splits_by_exploitability(card, games, n_splits=2, candidates=3, rows=rows)
+    out, log = splits_by_exploitability(card, games, n_splits=2, candidates=3, rows=rows, radius=radius)
     start = np.mean([evaluate_policy(g, play(g, CardPolicy(card))).exploitability_pct_pot for g in games])
     assert log[0]["train_pct_pot"] == pytest.approx(start, rel=1e-9)
     final = np.mean([evaluate_policy(g, play(g, CardPolicy(out))).exploitability_pct_pot for g in games])
@@ -236,6 +258,8 @@ def test_bad_search_settings_are_value_errors(games):
         splits_by_exploitability(_card("river"), games, n_splits=0)
     with pytest.raises(ValueError, match="candidates"):
         splits_by_exploitability(_card("river"), games, candidates=0)
+    with pytest.raises(ValueError, match="radius"):
+        splits_by_exploitability(_card("river"), games, radius=float("nan"))
 
 
 def test_the_threshold_job_cuts_rules_writes_the_card_and_its_block(tmp_path, small_river_db):
@@ -248,7 +272,8 @@ def test_the_threshold_job_cuts_rules_writes_the_card_and_its_block(tmp_path, sm
     doc.write_text("# HUNL\n")
     out = tmp_path / "cut.json"
     job = ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=str(path), train=4, sweeps=0,
-                       split_rules=1, split_candidates=2, workers=1, out=str(out), doc=str(doc), name="c", max_test=0)
+                       split_rules=1, split_candidates=2, split_radius=0.1, workers=1, out=str(out), doc=str(doc),
+                       name="c", max_test=0)
     res = run_threshold_search(job)
     card = RuleCard.from_dict(json.loads(out.read_text()))
     start = _card("river")
@@ -256,6 +281,7 @@ def test_the_threshold_job_cuts_rules_writes_the_card_and_its_block(tmp_path, sm
     kept = res["split_log"][0]["kept"]
     assert card.n_rules <= start.n_rules + (kept is not None)
     assert card.meta["threshold_search"]["splits"] == res["split_log"]
+    assert card.meta["threshold_search"]["split_radius"] == 0.1
     text = doc.read_text()
     assert "<!--block:card-c-thresholds-->" in text and "| round | rule | cut at |" in text
     assert "rules cut in two by their cost" in card.title         # the default title says what was done
