@@ -15,8 +15,9 @@ exploitability in the loop, on the finished card itself rather than on the tree 
 2. the best ``candidates`` cuts are played exactly (:func:`split_rule`): each side's plain mix and hand order are
    chosen by the mean training exploitability among the rule's mix moved towards the side's target (the
    equilibrium's mean strategy there, or its best class; optionally a strategy fitted by regret matching against
-   best responses, :func:`_fit_sides`), by :func:`side_mixes`, first the side at or below, then the side above,
-   and the cheapest cut is kept if it lowers the training figure.
+   best responses, :func:`_fit_sides`), by :func:`side_mixes` (with ``radius``, also every plain mix that near
+   the rule's, :func:`side_tries`), first the side at or below, then the side above, and the cheapest cut is kept
+   if it lowers the training figure.
 
 A kept cut adds one rule and one condition to each side, so the card stays within ``max_conditions`` a rule and
 its thresholds stay round. The search saves its state after every cut it plays, so a killed run resumes.
@@ -295,6 +296,11 @@ def _fit_sides(pool, cut_card: RuleCard, rows, iterations: int) -> np.ndarray:
     return np.where(z > 0, avg / np.where(z > 0, z, 1.0), table[rows])
 
 
+def _check_radius(radius: float) -> None:
+    if not np.isfinite(radius) or radius < 0:
+        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
+
+
 def side_tries(strategy, targets, radius: float = 0.0) -> list[tuple[np.ndarray, int]]:
     """The ``(mix, hand order code)`` pairs tried for one side of a cut: :func:`side_mixes` of ``targets``, then,
     with ``radius``, every other plain mix within ``radius`` of the rule's ``strategy``
@@ -319,8 +325,7 @@ def side_tries(strategy, targets, radius: float = 0.0) -> list[tuple[np.ndarray,
     ValueError
         If ``radius`` is negative or not finite.
     """
-    if not np.isfinite(radius) or radius < 0:
-        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
+    _check_radius(radius)
     out = side_mixes(targets)
     if radius > 0:
         for m in plain_mixes_near(strategy, radius):
@@ -423,8 +428,7 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
     n_splits = check_int("n_splits", n_splits, 1)
     candidates = check_int("candidates", candidates, 1)
     max_conditions = check_int("max_conditions", max_conditions, 1)
-    if not np.isfinite(radius) or radius < 0:
-        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
+    _check_radius(radius)
     state = resume or {"card": card.to_dict(), "log": [], "round": None}
     cur = RuleCard.from_dict(state["card"])
     log = list(state["log"])
