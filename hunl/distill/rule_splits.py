@@ -35,7 +35,7 @@ from hunl.distill.cards import CardPolicy
 from hunl.distill.quantities import SECTION_FEATURES, feature_grid
 from rulelearn.rules.cards import CardCondition, CardSection, RuleCard
 from rulelearn.rules.plain import plain_fractions, plain_mixes_near
-from rulelearn.validation import check_int
+from rulelearn.validation import check_int, check_real
 
 __all__ = ["RuleSplit", "side_mixes", "side_tries", "split_gains", "split_quantities", "split_rule", "splits_by_exploitability"]
 
@@ -276,12 +276,12 @@ def _played_as(card: RuleCard, table: np.ndarray, codes: np.ndarray) -> RuleCard
     return with_strategies(with_orders(card, codes), table)
 
 
-def _fit_sides(pool, cut_card: RuleCard, rows, iterations: int) -> np.ndarray:
-    """Regret matching+ over the strategies of rules ``rows`` of ``cut_card`` (the others held), each iteration
-    against the opponent's best response to the current strategies (CFR-BR restricted to the cut's two sides,
-    played at random), linearly averaged after the first fifth: ``(len(rows), 4)``."""
-    played = CardPolicy(cut_card)
-    table, codes = played.table.copy(), played.codes.copy()
+def _fit_sides(pool, cut_card: RuleCard, table: np.ndarray, codes: np.ndarray, rows, iterations: int) -> np.ndarray:
+    """Regret matching+ over the strategies of rules ``rows`` of ``cut_card`` (played as ``table`` and ``codes``,
+    the others held), each iteration against the opponent's best response to the current strategies (CFR-BR
+    restricted to the cut's two sides, played at random), linearly averaged after the first fifth:
+    ``(len(rows), 4)``."""
+    table, codes = table.copy(), codes.copy()
     rows = list(rows)
     codes[rows] = 0
     regret, avg = np.zeros((len(rows), N_CLASSES)), np.zeros((len(rows), N_CLASSES))
@@ -294,11 +294,6 @@ def _fit_sides(pool, cut_card: RuleCard, rows, iterations: int) -> np.ndarray:
         avg += max(it - delay, 0) * table[rows]
     z = avg.sum(axis=1, keepdims=True)
     return np.where(z > 0, avg / np.where(z > 0, z, 1.0), table[rows])
-
-
-def _check_radius(radius: float) -> None:
-    if not np.isfinite(radius) or radius < 0:
-        raise ValueError(f"radius must be a finite number >= 0, got {radius!r}")
 
 
 def side_tries(strategy, targets, radius: float = 0.0) -> list[tuple[np.ndarray, int]]:
@@ -325,7 +320,7 @@ def side_tries(strategy, targets, radius: float = 0.0) -> list[tuple[np.ndarray,
     ValueError
         If ``radius`` is negative or not finite.
     """
-    _check_radius(radius)
+    radius = check_real("radius", radius, 0.0)
     out = side_mixes(targets)
     if radius > 0:
         for m in plain_mixes_near(strategy, radius):
@@ -342,7 +337,8 @@ def _play_cut(pool, card: RuleCard, cut: RuleSplit, start: float, iterations: in
     cut_card = split_rule(card, cut.rule, cut.feature, cut.threshold)
     played = CardPolicy(cut_card)
     table, codes = played.table.copy(), played.codes.copy()
-    fitted = _fit_sides(pool, cut_card, (cut.rule, cut.rule + 1), iterations) if iterations > 0 else None
+    fitted = _fit_sides(pool, cut_card, table, codes, (cut.rule, cut.rule + 1), iterations) if iterations > 0 \
+        else None
     best_value, best_card = float(start), cut_card
     for side in (0, 1):
         row = cut.rule + side
@@ -385,8 +381,8 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
         of each rule on each other quantity.
     iterations : int, default 0
         0: each side's mixes are the rule's moved towards the cut's target for the side
-        (:attr:`RuleSplit.targets`). Positive: the two sides' strategies are first fitted by this many iterations of regret matching+ against best responses
-        (:func:`_fit_sides`), and their plain mixes chosen near them.
+        (:attr:`RuleSplit.targets`). Positive: the two sides' strategies are first fitted by this many iterations
+        of regret matching+ against best responses (:func:`_fit_sides`), and their plain mixes chosen near them.
     rows : tuple of (sequence of str, numpy.ndarray, numpy.ndarray, numpy.ndarray), optional
         ``(names, Z, Y, weight)``: the equilibrium's training decisions, their quantities ``Z`` (columns
         ``names``, shape ``(n, len(names))``), class distributions ``Y`` ``(n, 4)`` and weights ``(n,)``. Given,
@@ -419,7 +415,7 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
     Raises
     ------
     ValueError
-        If ``n_splits``, ``candidates`` or ``max_conditions`` is below 1.
+        If ``n_splits``, ``candidates`` or ``max_conditions`` is below 1, or ``radius`` is negative or not finite.
     """
     from tqdm.auto import tqdm
 
@@ -428,7 +424,7 @@ def splits_by_exploitability(card: RuleCard, games, fixed=None, n_splits: int = 
     n_splits = check_int("n_splits", n_splits, 1)
     candidates = check_int("candidates", candidates, 1)
     max_conditions = check_int("max_conditions", max_conditions, 1)
-    _check_radius(radius)
+    radius = check_real("radius", radius, 0.0)
     state = resume or {"card": card.to_dict(), "log": [], "round": None}
     cur = RuleCard.from_dict(state["card"])
     log = list(state["log"])

@@ -212,8 +212,9 @@ def test_side_tries_add_every_plain_mix_within_the_radius_once():
         side_tries(rule, targets, -0.1)
 
 
-@pytest.mark.parametrize(("by_rows", "radius"), [(False, 0.0), (True, 0.0), (False, 0.2)])
-def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_rows, radius):
+@pytest.mark.parametrize(("by_rows", "radius", "iterations"), [(False, 0.0, 0), (True, 0.0, 0), (False, 0.2, 0),
+                                                              (False, 0.0, 3)])
+def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_rows, radius, iterations):
     """The search's figures are the exact exploitability of the cards (played by :func:`play`); it keeps a cut
     only if it is cheaper, so the card it returns is never worse than the card it starts from."""
     card = _card("river")
@@ -223,7 +224,8 @@ def test_the_search_never_ends_worse_and_reports_the_cut_card_exactly(games, by_
         Z = _rows(2000, 3)
         Z[:, CARD_FEATURES.index("street")] = 5.0
         rows = (CARD_FEATURES, Z, rng.dirichlet(np.ones(4), Z.shape[0]), rng.random(Z.shape[0]))
-    out, log = splits_by_exploitability(card, games, n_splits=2, candidates=3, rows=rows, radius=radius)
+    out, log = splits_by_exploitability(card, games, n_splits=2, candidates=3, rows=rows, radius=radius,
+                                        iterations=iterations)
     start = np.mean([evaluate_policy(g, play(g, CardPolicy(card))).exploitability_pct_pot for g in games])
     assert log[0]["train_pct_pot"] == pytest.approx(start, rel=1e-9)
     final = np.mean([evaluate_policy(g, play(g, CardPolicy(out))).exploitability_pct_pot for g in games])
