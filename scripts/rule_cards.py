@@ -157,6 +157,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--orders", action="store_true",
                     help="with --mixes: choose each rule's hand order with its mix -- at random, or by hand order "
                          "('call with the best 2 in 5 of these hands') from the best or the weakest hands")
+    th.add_argument("--polar", action="store_true",
+                    help="with --orders: the rules of decisions not facing a bet may also play polar -- each bet "
+                         "two parts from the best hands for one from the weakest, the check in between")
     th.add_argument("--by-position", type=int, nargs="+", default=(), metavar="RULE",
                     help="first move these rules (positions in the card's either-position section of decisions not "
                          "facing a bet) into each position's section and choose each copy's plain mix by the training "
@@ -267,7 +270,7 @@ def main(argv=None) -> int:
         res = run_threshold_search(ThresholdJob(
             card=a.card, db=tuple(a.db), seed=a.seed, train=a.train[0] if len(a.train) == 1 else tuple(a.train),
             max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
-            mixes=a.mixes, orders=a.orders, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
+            mixes=a.mixes, orders=a.orders, polar=a.polar, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else (),
             by_position=tuple(a.by_position), position_radius=a.position_radius, split_rules=a.split_rules,
             split_candidates=a.split_candidates, split_radius=a.split_radius))

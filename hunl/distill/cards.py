@@ -33,6 +33,7 @@ from hunl.distill.decisions import DecisionRows
 from hunl.distill.hand_order import (
     AGGRESSION,
     HAND_ORDERS,
+    POLAR_BLUFF_SHARE,
     STRENGTH_COLUMN,
     hand_positions,
     order_codes,
@@ -255,7 +256,9 @@ def action_text(row, facing: bool | None, order: str = "random") -> str:
     With ``order`` ``"best"`` or ``"worst"`` (the rule is played by hand order, :mod:`hunl.distill.hand_order`)
     the mix is said as which hands play what, the most aggressive action first: ``"call with the best 2 in 5 of
     these hands, fold the rest"``, ``"all-in with the weakest 3 in 10 of these hands, bet big with the next 4
-    in 10, check the rest"``. A pure action is named alone either way.
+    in 10, check the rest"``; ``"polar"``, each bet two parts from the best hands for one from the weakest:
+    ``"bet big with 3 in 10 of these hands (2 of the best for each of the weakest), check the rest"``. A pure action
+    is named alone either way.
 
     Raises
     ------
@@ -278,6 +281,12 @@ def _ranked_text(words, counts, d: int, order: str) -> str:
     """The words of a mix given out by hand order (:func:`action_text`)."""
     present = [c for c in AGGRESSION if counts[c] > 0]
     share = (lambda k: f"{int(counts[k])} in {d}") if d <= 10 else (lambda k: f"{100 * counts[k] / d:.0f}%")
+    if order == "polar":
+        value = round((1 - POLAR_BLUFF_SHARE) / POLAR_BLUFF_SHARE)
+        bets = [f"{words[c]} with {share(c)}" for c in present if c != 0]
+        tail = [f"{words[0]} the rest"] if counts[0] > 0 else []
+        return ", ".join(bets) + f" of these hands ({value} of the best for each of the weakest)" + (
+            ", " + tail[0] if tail else "")
     parts = [f"{words[present[0]]} with the {'best' if order == 'best' else 'weakest'} {share(present[0])} of "
              "these hands"]
     parts += [f"{words[c]} with the next {share(c)}" for c in present[1:-1]]

@@ -6,7 +6,9 @@ these hands, fold the rest". At a decision, the hands of the player's range that
 much of the opponent's range they beat (the card's ``equity`` quantity), and the mix's actions are given out from
 the most aggressive down -- all-in, then a big bet or raise, then a small bet or call, then check or fold -- to
 the best hands first (order ``"best"``), or to the weakest first (order ``"worst"``: "bet big with the weakest 4
-in 10 of these hands", the way bluffs are picked from the bottom of a range). Each action is played by the same
+in 10 of these hands", the way bluffs are picked from the bottom of a range), or both (order ``"polar"``: "bet big
+with 3 in 10 of these hands (2 of the best for each of the weakest), check the rest": each bet's value bets from
+the top and one bluff for every two of them, :data:`POLAR_BLUFF_SHARE`, from the bottom, the check in between). Each action is played by the same
 share of the rule's hands, weighed by their probability in the range, as the mix says; only *which* hands play it
 changes.
 
@@ -29,17 +31,25 @@ from numba import njit
 
 from hunl.distill.actions import N_CLASSES
 
-__all__ = ["AGGRESSION", "HAND_ORDERS", "HAND_ORDER_NOTE", "STRENGTH_COLUMN", "hand_positions", "order_codes", "ranked_class_probs", "strength_order"]
+__all__ = ["AGGRESSION", "HAND_ORDERS", "POLAR_BLUFF_SHARE", "HAND_ORDER_NOTE", "POLAR_NOTE", "STRENGTH_COLUMN", "hand_positions", "order_codes", "ranked_class_probs", "strength_order"]
 
 #: The orders a rule may play its mix in: at random (every hand the mix), or given out by hand strength.
-HAND_ORDERS = ("random", "best", "worst")
+HAND_ORDERS = ("random", "best", "worst", "polar")
 #: Classes from the most aggressive (all-in) to the most passive (check or fold): the order actions are given out.
 AGGRESSION = (3, 2, 1, 0)
-_CODES = {"random": 0, "best": 1, "worst": -1}
+_CODES = {"random": 0, "best": 1, "worst": -1, "polar": 2}
+#: In a rule played ``"polar"``, the share of each bet that goes to the weakest hands (the bluffs): one bluff for
+#: every two value bets, the bluff-to-value ratio of a pot-sized bet on the river, ``b / (1 + b)`` with ``b = 1``
+#: (Chen & Ankenman 2006, Chapter 11).
+POLAR_BLUFF_SHARE = 1.0 / 3.0
 #: The note a card with rules played by hand order prints under its title.
 HAND_ORDER_NOTE = ("The best k in d of these hands: of the hands of your range that the rule covers at this "
                    "decision, the k in d that beat the most of the opponent's range (the weakest: the least); "
                    "\"the next k in d\" are the ones after them, \"the rest\" all the others.")
+#: The note a card with rules played in the polar order prints under its title, beside :data:`HAND_ORDER_NOTE`.
+POLAR_NOTE = ("2 of the best for each of the weakest: of the hands a bet takes, two thirds are the hands that beat "
+              "the most of the opponent's range (value bets) and a third the ones that beat the least (bluffs); "
+              "the rule's other hands check.")
 #: The column of a feature row (:func:`hunl.distill.decisions.feature_names`, every street) holding the hand's
 #: strength: ``equity``, the share of the opponent's range the hand beats.
 STRENGTH_COLUMN = 0
@@ -48,7 +58,7 @@ _TIE = 1e-9
 
 
 def order_codes(orders) -> np.ndarray:
-    """The integer codes of rule orders: 0 ``"random"``, 1 ``"best"``, -1 ``"worst"``.
+    """The integer codes of rule orders: 0 ``"random"``, 1 ``"best"``, -1 ``"worst"``, 2 ``"polar"``.
 
     Parameters
     ----------
@@ -215,7 +225,9 @@ def ranked_class_probs(table, codes, rule, lo, hi) -> np.ndarray:
         Rows of rules played at random are their rule's mix; a row of a rule played by hand order plays each
         class with the share of ``[lo, hi)`` (``[1 - hi, 1 - lo)`` for ``"worst"``) that the class covers when the
         classes fill ``[0, 1)`` in :data:`AGGRESSION` order, each over its probability (a hand at a single point,
-        ``lo == hi``, plays the class there).
+        ``lo == hi``, plays the class there). For ``"polar"`` each class but the passive one is cut in two: its
+        value part, ``1 - POLAR_BLUFF_SHARE`` of it, fills ``[0, 1)`` from the top in aggression order, then the
+        passive class, then the bluff parts, the most aggressive at the bottom.
     """
     table = np.ascontiguousarray(table, dtype=np.float64)
     out = np.empty((np.asarray(rule).size, N_CLASSES))
@@ -232,19 +244,45 @@ def ranked_mix(table, code, leaf, lo, hi, out):  # pragma: no cover - compiled
         for c in range(n):
             out[c] = table[leaf, c]
         return
-    a, b = (lo, hi) if code > 0 else (1.0 - hi, 1.0 - lo)
+    a, b = (1.0 - hi, 1.0 - lo) if code == -1 else (lo, hi)
+    # the segments of [0, 1) from the best hand down: (class, length)
+    seg_c = np.empty(2 * n, dtype=np.int64)
+    seg_w = np.zeros(2 * n)
+    n_seg = 0
+    if code == 2:                             # value bets on top, the passive class, bluffs at the bottom
+        for k in range(n - 1):
+            seg_c[n_seg] = n - 1 - k
+            seg_w[n_seg] = (1.0 - POLAR_BLUFF_SHARE) * table[leaf, n - 1 - k]
+            n_seg += 1
+        seg_c[n_seg] = 0
+        seg_w[n_seg] = table[leaf, 0]
+        n_seg += 1
+        for c in range(1, n):
+            seg_c[n_seg] = c
+            seg_w[n_seg] = POLAR_BLUFF_SHARE * table[leaf, c]
+            n_seg += 1
+    else:                                     # all-in first, then big, small, check
+        for k in range(n):
+            seg_c[n_seg] = n - 1 - k
+            seg_w[n_seg] = table[leaf, n - 1 - k]
+            n_seg += 1
+    for c in range(n):
+        out[c] = 0.0
     span = b - a
     start = 0.0
     tot = 0.0
-    for k in range(n):
-        c = n - 1 - k                         # all-in first, then big, small, check
-        end = start + table[leaf, c]
+    for k in range(n_seg):
+        c = seg_c[k]
+        end = start + seg_w[k]
         if span > 1e-12:
             v = min(b, end) - max(a, start)
-            out[c] = v / span if v > 0 else 0.0
-        else:
-            out[c] = 1.0 if (a >= start and a < end) or (k == n - 1 and a >= end) else 0.0
-        tot += out[c]
+            if v > 0:
+                out[c] += v / span
+                tot += v / span
+        elif (a >= start and a < end) or (k == n_seg - 1 and a >= end):
+            out[c] = 1.0
+            tot = 1.0
+            break
         start = end
     if tot > 0:
         for c in range(n):

@@ -24,11 +24,11 @@ __all__ = ["orders_by_exploitability", "plain_by_exploitability"]
 
 
 def _descent(pool, tables: dict, key, target, used, radius: float, order, sweeps: int, denominators, progress: bool,
-             resume: dict | None, save, codes, try_orders: bool) -> tuple[np.ndarray, np.ndarray, list]:
+             resume: dict | None, save, codes, try_orders: bool, polar=None) -> tuple[np.ndarray, np.ndarray, list]:
     """The coordinate descent of :func:`plain_by_exploitability` and :func:`orders_by_exploitability`: rule by rule,
     every plain mix within ``radius`` of ``target`` -- and with ``try_orders`` in every hand order -- is tried with
     the other rules held, and the cheapest kept. ``codes``: the rows' hand orders (``None``: the pool's model's,
-    not changed)."""
+    not changed); ``polar``, a ``(n_leaves,)`` mask of the rows that may also play the polar order (code 2)."""
     from tqdm.auto import tqdm
 
     if not np.isfinite(radius) or radius <= 0:
@@ -44,6 +44,9 @@ def _descent(pool, tables: dict, key, target, used, radius: float, order, sweeps
     if code is not None and code.shape != (cur.shape[0],):
         raise ValueError(f"codes must have one hand order code per row ({cur.shape[0]}), got shape {code.shape}")
     order = np.arange(cur.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
+    polar = np.zeros(cur.shape[0], dtype=bool) if polar is None else np.asarray(polar, dtype=bool)
+    if polar.shape != (cur.shape[0],):
+        raise ValueError(f"polar must have one entry per row ({cur.shape[0]}), got shape {polar.shape}")
 
     def score(many, many_codes):
         return pool.exploitabilities(many) if code is None else pool.exploitabilities(
@@ -69,7 +72,7 @@ def _descent(pool, tables: dict, key, target, used, radius: float, order, sweeps
             mixes = [cur[r]] + [c for c in plain_mixes_near(target[r], radius, allowed, denominators)
                                 if not np.allclose(c, cur[r])]
             tries, try_codes = [], []
-            for o in ((0, 1, -1) if try_orders else (None,)):
+            for o in (((0, 1, -1, 2) if polar[r] else (0, 1, -1)) if try_orders else (None,)):
                 for m in mixes:
                     pure = np.count_nonzero(m > 1e-12) <= 1
                     if o is not None and pure and o != 0:
@@ -157,10 +160,11 @@ def plain_by_exploitability(pool, tables: dict, key, target, used, radius: float
 
 def orders_by_exploitability(pool, tables: dict, key, target, used, radius: float, codes=None, order=None,
                              sweeps: int = 1, denominators=PLAIN_DENOMINATORS, progress: bool = False,
-                             resume: dict | None = None, save=None) -> tuple[np.ndarray, np.ndarray, list]:
+                             resume: dict | None = None, save=None, polar=None) -> tuple[np.ndarray, np.ndarray, list]:
     """:func:`plain_by_exploitability` with each rule's hand order chosen too: every plain mix within ``radius`` of
     the rule's target is tried played at random, by hand order from the best hands, and from the weakest
-    (:mod:`hunl.distill.hand_order`), and the cheapest of all is kept.
+    (:mod:`hunl.distill.hand_order`), and for the rules ``polar`` marks polar too (value bets from the best hands,
+    bluffs from the weakest), and the cheapest of all is kept.
 
     Parameters
     ----------
@@ -172,22 +176,26 @@ def orders_by_exploitability(pool, tables: dict, key, target, used, radius: floa
         The rows' starting hand orders (:func:`hunl.distill.hand_order.order_codes`); default all at random.
     resume, save
         As :func:`plain_by_exploitability` (the state holds the codes too).
+    polar : array_like of bool, shape ``(n_leaves,)``, optional
+        The rows that may also play the polar order (``"polar"``: meant for rules of decisions not facing a bet,
+        whose passive class is a check); default none.
 
     Returns
     -------
     table : numpy.ndarray of float64, shape ``(n_leaves, 4)``
     codes : numpy.ndarray of int64, shape ``(n_leaves,)``
-        Each row's hand order: 0 at random, 1 the best hands first, -1 the weakest first; 0 for a pure mix.
+        Each row's hand order: 0 at random, 1 the best hands first, -1 the weakest first, 2 polar; 0 for a pure
+        mix.
     log : list of float
         Mean exploitability over the pool's endgames (% of the pot): the start, then after each pass.
 
     Raises
     ------
     ValueError
-        As :func:`plain_by_exploitability`, or if ``codes`` does not give one code per row.
+        As :func:`plain_by_exploitability`, or if ``codes`` or ``polar`` does not give one entry per row.
     """
     start = np.zeros(np.asarray(tables[key]).shape[0], dtype=np.int64) if codes is None else codes
     table, code, log = _descent(pool, tables, key, target, used, radius, order, sweeps, denominators, progress,
-                                resume, save, start, True)
+                                resume, save, start, True, polar)
     code[(table > 1e-12).sum(axis=1) <= 1] = 0
     return table, code, log

@@ -46,7 +46,14 @@ import numpy as np
 from hunl.distill.actions import class_routing
 from hunl.distill.cards import CARD_FEATURES, CARD_KEY, CardPolicy, _design_of, card_model
 from hunl.distill.decisions import range_weights
-from hunl.distill.hand_order import HAND_ORDER_NOTE, HAND_ORDERS, hand_positions, order_codes, strength_order
+from hunl.distill.hand_order import (
+    HAND_ORDER_NOTE,
+    HAND_ORDERS,
+    POLAR_NOTE,
+    hand_positions,
+    order_codes,
+    strength_order,
+)
 from hunl.distill.optimal_leaves import (
     _flatten,
     _NodeLeaves,
@@ -670,7 +677,7 @@ def with_strategies(card: RuleCard, table) -> RuleCard:
 
 def with_orders(card: RuleCard, codes) -> RuleCard:
     """``card`` with each rule played in hand order ``codes[k]`` (card order; 0 at random, 1 from the best
-    hands, -1 from the weakest: :func:`hunl.distill.hand_order.order_codes`), its words written again.
+    hands, -1 from the weakest, 2 polar: :func:`hunl.distill.hand_order.order_codes`), its words written again.
 
     Parameters
     ----------
@@ -684,13 +691,13 @@ def with_orders(card: RuleCard, codes) -> RuleCard:
     Raises
     ------
     ValueError
-        If ``codes`` does not give one code of 0, 1 or -1 per rule.
+        If ``codes`` does not give one code of 0, 1, -1 or 2 per rule.
     """
     from hunl.distill.cards import action_text
 
     codes = np.asarray(codes, dtype=np.int64).ravel()
-    if codes.size != card.n_rules or not np.isin(codes, (0, 1, -1)).all():
-        raise ValueError(f"codes must give one hand order code (0, 1 or -1) per rule ({card.n_rules}), got "
+    if codes.size != card.n_rules or not np.isin(codes, (0, 1, -1, 2)).all():
+        raise ValueError(f"codes must give one hand order code (0, 1, -1 or 2) per rule ({card.n_rules}), got "
                          f"{codes.tolist()}")
     names = {int(c): o for c, o in zip(order_codes(HAND_ORDERS), HAND_ORDERS)}
     k = iter(codes.tolist())
@@ -701,9 +708,11 @@ def with_orders(card: RuleCard, codes) -> RuleCard:
             order = names[next(k)]
             rules.append(dataclasses.replace(r, order=order, action=action_text(r.strategy, _facing(sec), order)))
         sections.append(CardSection(sec.title, tuple(rules), sec.conditions))
-    notes = tuple(n for n in card.notes if n != HAND_ORDER_NOTE)
+    notes = tuple(n for n in card.notes if n not in (HAND_ORDER_NOTE, POLAR_NOTE))
     if np.any(codes != 0):
         notes += (HAND_ORDER_NOTE,)
+    if np.any(codes == 2):
+        notes += (POLAR_NOTE,)
     return dataclasses.replace(card, sections=tuple(sections), notes=notes)
 
 
@@ -757,6 +766,10 @@ class ThresholdJob:
         False (default): the rules keep their hand orders. True (with ``mixes``): each rule's plain mix is chosen
         together with its hand order -- at random, by hand order from the best hands or from the weakest
         (:mod:`hunl.distill.hand_order`; :func:`hunl.distill.plain_search.orders_by_exploitability`).
+    polar : bool
+        False (default). True (with ``orders``): the rules of decisions not facing a bet may also play the polar
+        order -- each bet two parts from the best hands for one part from the weakest, the check in between
+        (:data:`hunl.distill.hand_order.POLAR_BLUFF_SHARE`).
     by_position : tuple of int
         Before the search, these rules of the card's either-position section of decisions not facing a bet are
         moved into each position's section (:func:`hunl.distill.position_rules.by_position`; same play), and the
@@ -795,6 +808,7 @@ class ThresholdJob:
     sweeps: int = 2
     mixes: float = 0.0
     orders: bool = False
+    polar: bool = False
     by_position: tuple = ()
     position_radius: float = 1.0
     split_rules: int = 0
@@ -1065,6 +1079,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     mixes_log: list = []
     if job.orders and not job.mixes > 0:
         raise ValueError("orders needs mixes: the hand orders are chosen with the plain mixes (mixes > 0)")
+    if job.polar and not job.orders:
+        raise ValueError("polar needs orders: the polar order is one of the hand orders tried (orders=True)")
     if job.mixes > 0:
         from hunl.distill.optimal_leaves import LeafWorkers
         from hunl.distill.plain_search import orders_by_exploitability, plain_by_exploitability
@@ -1079,7 +1095,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
                 rest = dict(order=np.argsort(-per_rule, kind="stable"), progress=True, resume=state.partial("mixes"),
                             save=state.saver("mixes"))
                 if job.orders:
-                    table, codes, mixes_log = orders_by_exploitability(*args, codes=codes, **rest)
+                    polar = np.array([job.polar and _facing(sec) is False for sec in moved.sections
+                                      for _ in sec.rules], dtype=bool)
+                    table, codes, mixes_log = orders_by_exploitability(*args, codes=codes, polar=polar, **rest)
                 else:
                     table, mixes_log = plain_by_exploitability(*args, **rest)
             state.finish("mixes", {"table": table.tolist(), "codes": codes.tolist(), "log": mixes_log})
@@ -1101,6 +1119,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         if len(dbs) == 1 else [n for *_, n in parts], "steps": job.steps, "sweeps": job.sweeps,
         "train_pct_pot": log, "mixes": job.mixes, "mixes_train_pct_pot": mixes_log,
         **({"orders": True} if job.orders else {}),
+        **({"polar": True} if job.polar else {}),
         **({"by_position": list(job.by_position), "position_radius": job.position_radius,
             "position_train_pct_pot": position_log} if job.by_position else {}),
         **({"split_rules": job.split_rules, "split_candidates": job.split_candidates,

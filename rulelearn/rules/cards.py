@@ -25,7 +25,7 @@ __all__ = ["RULE_ORDERS", "CardCondition", "CardCost", "CardRule", "CardSection"
            "conditions_overlap"]
 
 #: How a rule's mix may be given out to its hands (:class:`CardRule`): at random, or by hand strength.
-RULE_ORDERS = ("random", "best", "worst")
+RULE_ORDERS = ("random", "best", "worst", "polar")
 
 
 @dataclass(frozen=True)
@@ -117,12 +117,14 @@ class CardRule:
         The exact strategy the card plays (nested tuples of floats; its shape is the game's).
     coverage : float
         Share of the section's training decisions (weighted as the learner weighted them) the rule covers.
-    order : {"random", "best", "worst"}, default "random"
+    order : {"random", "best", "worst", "polar"}, default "random"
         How the mix is given out to the hands the rule covers at a decision: ``"random"``, every hand plays the
         mix; ``"best"``, the game's most aggressive action goes to the strongest hands first, then the next
         action, and so on ("call with the best 2 in 5 of these hands, fold the rest"); ``"worst"``, the most
-        aggressive action to the weakest hands first (bluffs from the bottom). Each action is still played by
-        its share of the rule's hands; a game's policy reads the order (e.g.
+        aggressive action to the weakest hands first (bluffs from the bottom); ``"polar"``, each aggressive
+        action in two parts, value from the strongest hands and bluffs from the weakest, the passive action in
+        between. Each action is still played by its share of the rule's hands; a game's policy reads the order
+        (e.g.
         :mod:`hunl.distill.hand_order`).
 
     Raises

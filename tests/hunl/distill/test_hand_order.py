@@ -16,6 +16,8 @@ from hunl.distill.cost import evaluate_policy
 from hunl.distill.hand_order import (
     AGGRESSION,
     HAND_ORDER_NOTE,
+    POLAR_BLUFF_SHARE,
+    POLAR_NOTE,
     hand_positions,
     order_codes,
     ranked_class_probs,
@@ -73,7 +75,7 @@ mixes = st.lists(st.integers(0, 10), min_size=4, max_size=4).filter(lambda c: su
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows, st.lists(mixes, min_size=3, max_size=3), st.lists(st.sampled_from([0, 1, -1]), min_size=3, max_size=3))
+@given(rows, st.lists(mixes, min_size=3, max_size=3), st.lists(st.sampled_from([0, 1, -1, 2]), min_size=3, max_size=3))
 def test_each_action_keeps_its_share_and_goes_to_the_right_hands(data, table, codes):
     rule, node, strength, weight = (np.asarray(x) for x in data)
     strength, weight = strength.astype(float), weight.astype(float)
@@ -92,17 +94,54 @@ def test_each_action_keeps_its_share_and_goes_to_the_right_hands(data, table, co
             if codes[r] == 0:
                 np.testing.assert_allclose(p[g], np.broadcast_to(table[r], p[g].shape))
                 continue
-            s = strength[g] * codes[r]             # larger: earlier in the order
             pg = p[g]
+            if codes[r] == 2:                      # polar: the value part of every bet is played by the hands on top
+                _check_polar(strength[g], w, pg, table[r])
+            s = strength[g] * codes[r]             # larger: earlier in the order
             for a in range(pg.shape[0]):
                 for b in range(pg.shape[0]):
-                    if s[a] > s[b] + 1e-9 and w[a] > 0 and w[b] > 0:
+                    if codes[r] != 2 and s[a] > s[b] + 1e-9 and w[a] > 0 and w[b] > 0:
                         # an earlier hand's most passive action is no later than a later hand's most aggressive
                         last_a = max(_POS[c] for c in range(4) if pg[a, c] > 1e-9)
                         first_b = min(_POS[c] for c in range(4) if pg[b, c] > 1e-9)
                         assert last_a <= first_b
                     if abs(s[a] - s[b]) <= 1e-9:   # level hands play alike
                         np.testing.assert_allclose(pg[a], pg[b], atol=1e-12)
+
+
+def _check_polar(strength, w, p, mix):
+    """The hands of a polar rule's top ``1 - POLAR_BLUFF_SHARE`` of its bets play only bets, the strongest the most
+    aggressive, and the passive class sits between the value bets and the bluffs (each run of level hands is
+    checked as a block: it plays one mix)."""
+    levels = np.unique(strength)[::-1]
+    mass = np.array([w[strength == v].sum() for v in levels]) / w.sum()
+    top = np.concatenate(([0.0], np.cumsum(mass)))[:-1]                 # share of the rule's hands above each level
+    value = (1 - POLAR_BLUFF_SHARE) * mix[1:].sum()
+    for v, lo, m in zip(levels, top, mass):
+        if m <= 0:
+            continue
+        row = p[strength == v][0]
+        if lo + m <= value - 1e-9:                                       # wholly inside the value bets
+            assert row[0] <= 1e-9
+        if lo >= value + mix[0] + 1e-9:                                  # wholly inside the bluffs
+            assert row[0] <= 1e-9
+        if lo >= value - 1e-12 and lo + m <= value + mix[0] + 1e-9:      # wholly inside the checks
+            np.testing.assert_allclose(row, [1, 0, 0, 0], atol=1e-9)
+
+
+def test_the_polar_order_bets_the_top_and_the_bottom_and_checks_between():
+    n = 12
+    lo, hi = hand_positions(np.zeros(n, int), np.zeros(n, int), np.linspace(1, 0, n), np.ones(n))
+    p = ranked_class_probs([[0.5, 0.25, 0.25, 0.0]], [2], np.zeros(n, int), lo, hi)
+    # bet big 1/4: 1/6 of the hands from the top, 1/12 from the bottom; bet small 1/4: the next 1/6 and 1/12
+    want = np.zeros((n, 4))
+    want[[0, 1], 2] = 1
+    want[[2, 3], 1] = 1
+    want[4:10, 0] = 1
+    want[10, 1] = 1
+    want[11, 2] = 1
+    np.testing.assert_allclose(p, want, atol=1e-12)
+    assert POLAR_BLUFF_SHARE == pytest.approx(1 / 3)
 
 
 def test_a_rule_of_weightless_hands_ranks_them_equally_and_a_weightless_hand_plays_pure():
@@ -139,6 +178,10 @@ def test_the_words_say_which_hands_play_what():
         "in 10, check the rest")
     assert action_text([0, 1, 0, 0], True, "best") == "call"           # a pure action is the same in any order
     assert action_text([0.6, 0.4, 0, 0], True) == "fold 3 in 5, call 2 in 5"
+    assert action_text([0.7, 0, 0.3, 0], False, "polar") == (
+        "bet big with 3 in 10 of these hands (2 of the best for each of the weakest), check the rest")
+    assert action_text([0, 0.5, 0.5, 0], False, "polar") == (
+        "bet big with 1 in 2, bet small with 1 in 2 of these hands (2 of the best for each of the weakest)")
 
 
 def _ranked(card: RuleCard, codes) -> RuleCard:
@@ -153,6 +196,14 @@ def test_cards_keep_their_orders_through_json_and_the_exact_simplifications():
     back = RuleCard.from_dict(json.loads(json.dumps(ranked.to_dict())))
     assert back == ranked and [r.order for r in back.rules()].count("random") == card.n_rules - 3
     assert HAND_ORDER_NOTE in ranked.notes and HAND_ORDER_NOTE not in _ranked(ranked, 0 * codes).notes
+    assert POLAR_NOTE not in ranked.notes
+    codes[12] = 2
+    polar = _ranked(ranked, codes)
+    assert POLAR_NOTE in polar.notes and polar.notes.count(HAND_ORDER_NOTE) == 1
+    assert RuleCard.from_dict(json.loads(json.dumps(polar.to_dict()))).rules()[12].order == "polar"
+    assert POLAR_NOTE not in _ranked(polar, 0 * codes).notes
+    with pytest.raises(ValueError, match="0, 1, -1 or 2"):
+        _ranked(card, codes + 5)
     assert all("order" not in r for s in card.to_dict()["sections"] for r in s["rules"])   # written as before
     # two rules of one mix and adjacent boxes merge at random, never by hand order (they rank their own hands)
     rules = (CardRule((_cond("equity", "<=", 0.5),), "fold", (1.0, 0, 0, 0), 0.5),
@@ -206,6 +257,15 @@ def test_every_path_plays_a_ranked_card_alike(games):
             _exact(card, games), abs=0.05)
     with SplitWorkers(ranked, games, workers=1) as pool:
         assert pool.exploitabilities([ranked])[0] == pytest.approx(exact, rel=1e-9)
+    codes[[1, 12, 17]] = 2                                  # betting rules in the polar order too
+    polar = _ranked(card, codes)
+    exact_polar = _exact(polar, games)
+    assert exact_polar != pytest.approx(exact, abs=1e-6)
+    pol = CardPolicy(polar)
+    with LeafWorkers(pol, games, 1) as pool:
+        assert pool.exploitability({CARD_KEY: pol.table}) == pytest.approx(exact_polar, rel=1e-9)
+    with SplitWorkers(polar, games, workers=1) as pool:
+        assert pool.exploitabilities([polar])[0] == pytest.approx(exact_polar, rel=1e-9)
 
 
 def test_the_order_search_never_ends_worse_and_keeps_the_mixes_plain(games):
@@ -223,6 +283,29 @@ def test_the_order_search_never_ends_worse_and_keeps_the_mixes_plain(games):
         assert pool.exploitability({CARD_KEY: got}, {CARD_KEY: codes}) == pytest.approx(log[-1], rel=1e-9)
     assert set(np.unique(codes)) <= {-1, 0, 1} and np.all(codes[(got > 0).sum(axis=1) <= 1] == 0)
     assert np.max(np.abs(got - table)) <= 0.1 + 1e-9
+
+
+def test_the_order_search_tries_the_polar_order_only_where_asked(games):
+    card = _card("river-value-all")
+    pol = CardPolicy(card)
+    table = pol.table
+    used = np.ones(table.shape, dtype=bool)
+    allowed = np.zeros(card.n_rules, dtype=bool)
+    allowed[11:15] = True                                  # the rules of the out-of-position betting section
+    with LeafWorkers(pol, games, 1) as pool:
+        # one rule: every try without polar is a try with it (over several rules the descent may part ways)
+        _, _, log = orders_by_exploitability(pool, {CARD_KEY: table}, CARD_KEY, table, used, 0.1, order=[12])
+        _, _, plog = orders_by_exploitability(pool, {CARD_KEY: table}, CARD_KEY, table, used, 0.1, order=[12],
+                                              polar=allowed)
+        assert plog[-1] <= log[-1] + 1e-9
+        got, codes, plog = orders_by_exploitability(pool, {CARD_KEY: table}, CARD_KEY, table, used, 0.1,
+                                                    order=np.arange(11, 15), polar=allowed)
+        assert plog[-1] <= plog[0]
+        assert pool.exploitability({CARD_KEY: got}, {CARD_KEY: codes}) == pytest.approx(plog[-1], rel=1e-9)
+    assert set(np.unique(codes[~allowed])) <= {-1, 0, 1}
+    with pytest.raises(ValueError, match="polar must have one entry per row"):
+        with LeafWorkers(pol, games, 1) as pool:
+            orders_by_exploitability(pool, {CARD_KEY: table}, CARD_KEY, table, used, 0.1, polar=[True])
 
 
 def test_cfr_br_refuses_leaves_played_by_hand_order(games):
