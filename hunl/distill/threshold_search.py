@@ -979,7 +979,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     ------
     ValueError
         If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, ``train`` is
-        below 1, ``max_test`` is negative, ``steps`` or ``sweeps`` is below 1
+        below 1, ``max_test`` is negative, ``orders`` is asked without ``mixes`` or ``polar`` without ``orders``,
+        ``steps`` or ``sweeps`` is below 1
         (:func:`thresholds_by_exploitability`), ``position_radius`` is not positive (with ``by_position``),
         :func:`hunl.distill.position_rules.by_position` refuses ``by_position``, or ``fixed_cards`` is bad
         (:func:`hunl.distill.street_cards.load_cards`).

@@ -347,3 +347,22 @@ def test_a_turn_card_moved_beside_a_river_card_in_hand_order_is_measured_exactly
         exact = evaluate_policy(game, play(game, StreetCards({4: c, 5: river}))).exploitability_pct_pot
         assert v == pytest.approx(exact, rel=1e-9)
     assert np.ptp(got) > 0.01
+
+
+def test_a_threshold_job_offers_the_polar_order_to_the_betting_rules_only(tmp_path, small_river_db):
+    from hunl.distill.threshold_search import ThresholdJob, _facing, run_threshold_search
+
+    path, _ = small_river_db
+    out = tmp_path / "polar.json"
+    kw = dict(card=str(ROOT / "docs" / "cards" / "river-value-all.json"), db=str(path), train=4, sweeps=0,
+              mixes=0.1, workers=1, out=str(out), max_test=0)
+    with pytest.raises(ValueError, match="polar needs orders"):
+        run_threshold_search(ThresholdJob(**kw, polar=True))
+    res = run_threshold_search(ThresholdJob(**kw, orders=True, polar=True))
+    card = RuleCard.from_dict(json.loads(out.read_text()))
+    assert card.meta["threshold_search"]["polar"] is True
+    assert res["mixes_log"][-1] <= res["mixes_log"][0]
+    for sec in card.sections:
+        for r in sec.rules:
+            assert r.order != "polar" or _facing(sec) is False      # never offered facing a bet
+    assert (POLAR_NOTE in card.notes) == any(r.order == "polar" for r in card.rules())
