@@ -271,19 +271,25 @@ def ranked_mix(table, code, leaf, lo, hi, out):  # pragma: no cover - compiled
     span = b - a
     start = 0.0
     tot = 0.0
+    last = -1                                 # the class of the last segment of positive length
     for k in range(n_seg):
         c = seg_c[k]
         end = start + seg_w[k]
+        if seg_w[k] > 0:
+            last = c
         if span > 1e-12:
             v = min(b, end) - max(a, start)
             if v > 0:
                 out[c] += v / span
                 tot += v / span
-        elif (a >= start and a < end) or (k == n_seg - 1 and a >= end):
+        elif a >= start and a < end:
             out[c] = 1.0
             tot = 1.0
             break
         start = end
+    if span <= 1e-12 and tot == 0 and last >= 0:   # a point at the bottom (a hand of no weight): the last class
+        out[last] = 1.0
+        tot = 1.0
     if tot > 0:
         for c in range(n):
             out[c] /= tot

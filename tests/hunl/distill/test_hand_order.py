@@ -151,6 +151,11 @@ def test_a_rule_of_weightless_hands_ranks_them_equally_and_a_weightless_hand_pla
     lo, hi = hand_positions([0, 0], [1, 1], [0.9, 0.1], [1.0, 0.0])   # the second has no weight: at 1
     p = ranked_class_probs([[0.5, 0.5, 0, 0]], [1], [0, 0], lo, hi)
     np.testing.assert_allclose(p, [[0.5, 0.5, 0, 0], [1, 0, 0, 0]])
+    # polar: the bottom is a bluff, and a hand of no weight there plays the bottom's class, never an absent one
+    p = ranked_class_probs([[0.4, 0.0, 0.6, 0]], [2], [0, 0], lo, hi)
+    np.testing.assert_allclose(p, [[0.4, 0, 0.6, 0], [0, 0, 1, 0]])
+    p = ranked_class_probs([[1.0, 0, 0, 0]], [2], [0, 0], lo, hi)
+    np.testing.assert_allclose(p, [[1, 0, 0, 0], [1, 0, 0, 0]])
 
 
 def test_strength_order_sorts_by_node_then_strongest_first_and_nan_last():
