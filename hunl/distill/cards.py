@@ -283,10 +283,9 @@ def _ranked_text(words, counts, d: int, order: str) -> str:
     share = (lambda k: f"{int(counts[k])} in {d}") if d <= 10 else (lambda k: f"{100 * counts[k] / d:.0f}%")
     if order == "polar":
         value = round((1 - POLAR_BLUFF_SHARE) / POLAR_BLUFF_SHARE)
-        bets = [f"{words[c]} with {share(c)}" for c in present if c != 0]
-        tail = [f"{words[0]} the rest"] if counts[0] > 0 else []
-        return ", ".join(bets) + f" of these hands ({value} of the best for each of the weakest)" + (
-            ", " + tail[0] if tail else "")
+        bets = ", ".join(f"{words[c]} with {share(c)}" for c in present if c != 0)
+        rest = f", {words[0]} the rest" if counts[0] > 0 else ""
+        return f"{bets} of these hands ({value} of the best for each of the weakest){rest}"
     parts = [f"{words[present[0]]} with the {'best' if order == 'best' else 'weakest'} {share(present[0])} of "
              "these hands"]
     parts += [f"{words[c]} with the next {share(c)}" for c in present[1:-1]]

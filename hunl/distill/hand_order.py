@@ -8,8 +8,8 @@ the most aggressive down -- all-in, then a big bet or raise, then a small bet or
 the best hands first (order ``"best"``), or to the weakest first (order ``"worst"``: "bet big with the weakest 4
 in 10 of these hands", the way bluffs are picked from the bottom of a range), or both (order ``"polar"``: "bet big
 with 3 in 10 of these hands (2 of the best for each of the weakest), check the rest": each bet's value bets from
-the top and one bluff for every two of them, :data:`POLAR_BLUFF_SHARE`, from the bottom, the check in between). Each action is played by the same
-share of the rule's hands, weighed by their probability in the range, as the mix says; only *which* hands play it
+the top and one bluff for every two of them, :data:`POLAR_BLUFF_SHARE`, from the bottom, the check in between).
+Each action is played by the same share of the rule's hands, weighed by their probability in the range, as the mix says; only *which* hands play it
 changes.
 
 Hands of equal strength play alike: a run of hands that beat the same share of the opponent's range shares one
@@ -245,37 +245,26 @@ def ranked_mix(table, code, leaf, lo, hi, out):  # pragma: no cover - compiled
             out[c] = table[leaf, c]
         return
     a, b = (1.0 - hi, 1.0 - lo) if code == -1 else (lo, hi)
-    # the segments of [0, 1) from the best hand down: (class, length)
-    seg_c = np.empty(2 * n, dtype=np.int64)
-    seg_w = np.zeros(2 * n)
-    n_seg = 0
-    if code == 2:                             # value bets on top, the passive class, bluffs at the bottom
-        for k in range(n - 1):
-            seg_c[n_seg] = n - 1 - k
-            seg_w[n_seg] = (1.0 - POLAR_BLUFF_SHARE) * table[leaf, n - 1 - k]
-            n_seg += 1
-        seg_c[n_seg] = 0
-        seg_w[n_seg] = table[leaf, 0]
-        n_seg += 1
-        for c in range(1, n):
-            seg_c[n_seg] = c
-            seg_w[n_seg] = POLAR_BLUFF_SHARE * table[leaf, c]
-            n_seg += 1
-    else:                                     # all-in first, then big, small, check
-        for k in range(n):
-            seg_c[n_seg] = n - 1 - k
-            seg_w[n_seg] = table[leaf, n - 1 - k]
-            n_seg += 1
-    for c in range(n):
-        out[c] = 0.0
+    # the segments of [0, 1) from the best hand down; polar: value bets on top, the passive class, bluffs at the
+    # bottom (2n - 1 segments); otherwise all-in first, then big, small, check (n segments)
+    n_seg = 2 * n - 1 if code == 2 else n
     span = b - a
     start = 0.0
     tot = 0.0
     last = -1                                 # the class of the last segment of positive length
+    for c in range(n):
+        out[c] = 0.0
     for k in range(n_seg):
-        c = seg_c[k]
-        end = start + seg_w[k]
-        if seg_w[k] > 0:
+        if code != 2:
+            c, w = n - 1 - k, table[leaf, n - 1 - k]
+        elif k < n - 1:
+            c, w = n - 1 - k, (1.0 - POLAR_BLUFF_SHARE) * table[leaf, n - 1 - k]
+        elif k == n - 1:
+            c, w = 0, table[leaf, 0]
+        else:
+            c, w = k - n + 1, POLAR_BLUFF_SHARE * table[leaf, k - n + 1]
+        end = start + w
+        if w > 0:
             last = c
         if span > 1e-12:
             v = min(b, end) - max(a, start)

@@ -696,7 +696,7 @@ def with_orders(card: RuleCard, codes) -> RuleCard:
     from hunl.distill.cards import action_text
 
     codes = np.asarray(codes, dtype=np.int64).ravel()
-    if codes.size != card.n_rules or not np.isin(codes, (0, 1, -1, 2)).all():
+    if codes.size != card.n_rules or not np.isin(codes, order_codes(HAND_ORDERS)).all():
         raise ValueError(f"codes must give one hand order code (0, 1, -1 or 2) per rule ({card.n_rules}), got "
                          f"{codes.tolist()}")
     names = {int(c): o for c, o in zip(order_codes(HAND_ORDERS), HAND_ORDERS)}

@@ -124,8 +124,7 @@ class CardRule:
         aggressive action to the weakest hands first (bluffs from the bottom); ``"polar"``, each aggressive
         action in two parts, value from the strongest hands and bluffs from the weakest, the passive action in
         between. Each action is still played by its share of the rule's hands; a game's policy reads the order
-        (e.g.
-        :mod:`hunl.distill.hand_order`).
+        (e.g. :mod:`hunl.distill.hand_order`).
 
     Raises
     ------
