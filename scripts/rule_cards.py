@@ -142,7 +142,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     th.add_argument("--fixed-card", nargs=2, action="append", metavar=("STREET", "JSON"), default=None,
                     help="a card kept as it is for another street")
     th.add_argument("--db", nargs="+", default=["data/hunl_river_2500"],
-                    help="database(s) whose training endgames are played (several: each weighs the same)")
+                    help="database(s) whose training endgames are played (several: each weighs the same, unless "
+                         "--db-weights)")
+    th.add_argument("--db-weights", type=float, nargs="+", default=(), metavar="W",
+                    help="one positive weight per --db: the training figure weighs the databases' means by these "
+                         "(default: the same)")
     th.add_argument("--seed", type=int, default=0, help="split seed (the card run's)")
     th.add_argument("--train", type=int, nargs="+", default=[400],
                     help="training endgames (default 400; one figure, or one per database)")
@@ -269,7 +273,8 @@ def main(argv=None) -> int:
 
         res = run_threshold_search(ThresholdJob(
             card=a.card, db=tuple(a.db), seed=a.seed, train=a.train[0] if len(a.train) == 1 else tuple(a.train),
-            max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), steps=a.steps, sweeps=a.sweeps,
+            max_test=a.max_test[0] if len(a.max_test) == 1 else tuple(a.max_test), db_weights=tuple(a.db_weights),
+            steps=a.steps, sweeps=a.sweeps,
             mixes=a.mixes, orders=a.orders, polar=a.polar, workers=a.workers, out=a.out, name=a.name, title=a.title, doc=a.doc, command=command,
             fixed_cards=tuple((st, p) for st, p in a.fixed_card) if a.fixed_card else (),
             by_position=tuple(a.by_position), position_radius=a.position_radius, split_rules=a.split_rules,

@@ -746,7 +746,10 @@ class ThresholdJob:
         Database(s) whose training endgames (the split of the card run: same ``seed``) the search plays. With
         several, each database's endgames together weigh as much as another's in the training figure (the mean of
         the databases' means), e.g. river endgames and turn endgames (a fixed turn card on the turn) for a river
-        card, which plays the rivers of both.
+        card, which plays the rivers of both; ``db_weights`` weighs them otherwise.
+    db_weights : tuple of float
+        One positive weight per database: the training figure is the databases' means weighted by these (e.g.
+        ``(1, 2)``: the second database's endgames count twice the first's). Default ``()``: all weigh the same.
     seed, test_fraction : int, float
         The card run's split.
     max_test : int or tuple of int
@@ -804,6 +807,7 @@ class ThresholdJob:
     test_fraction: float = 0.2
     max_test: int | tuple = 400
     train: int | tuple = 400
+    db_weights: tuple = ()
     steps: int = 2
     sweeps: int = 2
     mixes: float = 0.0
@@ -855,20 +859,31 @@ def _held_out_cost(job: ThresholdJob, card: RuleCard, fixed, family, held: dict,
 def _equilibrium_rows(train_sets, card: RuleCard, streets) -> tuple:
     """``(CARD_FEATURES, Z, Y, weight)`` of the equilibrium's training decisions on ``streets``
     (:func:`hunl.distill.pipeline.rows_task` under the card's ranges; weight probability times stake, each
-    database's endgames together weighing the same), read shard by shard: what the rule cuts imitate."""
+    database's endgames together weighing its ``db_weights`` share), read shard by shard: what the rule cuts
+    imitate."""
     from hunl.distill.card_experiment import _chunks
     from hunl.distill.cards import card_ranges
     from hunl.distill.pipeline import rows_task
 
     zs, ys, ws = [], [], []
-    for db, family, ids in train_sets:
+    for db, family, ids, db_weight in train_sets:
         for chunk in _chunks(db, ids):
             r = rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
             zs.append(_design_of(r.X, r.facing, r.street))
             ys.append(np.asarray(r.Y, dtype=np.float64))
-            ws.append(r.weight * r.stake / len(ids))
+            ws.append(r.weight * r.stake * db_weight / len(ids))
             del r
     return CARD_FEATURES, np.concatenate(zs), np.concatenate(ys), np.concatenate(ws)
+
+
+def _db_weights(value, n: int) -> list[float]:
+    """``db_weights`` (empty, or one positive number per database) as one weight per database, summing to 1."""
+    if len(value) == 0:
+        return [1.0 / n] * n
+    vals = [float(v) for v in value]
+    if len(vals) != n or not all(np.isfinite(v) and v > 0 for v in vals):
+        raise ValueError(f"db_weights must be empty or one positive number per database ({n}), got {value!r}")
+    return [v / sum(vals) for v in vals]
 
 
 def _per_db(name: str, value, n: int) -> list[int]:
@@ -978,7 +993,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     Raises
     ------
     ValueError
-        If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, ``train`` is
+        If ``db`` is empty, ``train`` or ``max_test`` is neither one integer nor one per database, ``db_weights``
+        is neither empty nor one positive number per database, ``train`` is
         below 1, ``max_test`` is negative, ``orders`` is asked without ``mixes`` or ``polar`` without ``orders``,
         ``steps`` or ``sweeps`` is below 1
         (:func:`thresholds_by_exploitability`), ``position_radius`` is not positive (with ``by_position``),
@@ -999,6 +1015,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         raise ValueError("db must name at least one database")
     train_ns = [check_int("train", v, 1) for v in _per_db("train", job.train, len(dbs))]
     max_tests = [check_int("max_test", v, 0) for v in _per_db("max_test", job.max_test, len(dbs))]
+    db_weights = _db_weights(tuple(job.db_weights), len(dbs))
     # the same play with no rule that plays its section's "otherwise" mix (the search could move such a rule's mix)
     card = RuleCard.from_dict(json.loads(Path(job.card).read_text())).without_default_copies()
     position_rows = None
@@ -1012,7 +1029,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
     streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
     games, weights, parts, train_sets = [], [], [], []
-    for path, n_train, n_test in zip(dbs, train_ns, max_tests):
+    for path, n_train, n_test, db_weight in zip(dbs, train_ns, max_tests, db_weights):
         db = SolutionDatabase(path)
         family = db.family()
         cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
@@ -1020,9 +1037,9 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         train = take(cols, train_ids[:n_train])
         n = len(train["game_id"])
         games += [family.game(train, i) for i in range(n)]
-        weights += [1.0 / n] * n                 # each database's endgames together weigh 1
+        weights += [db_weight / n] * n           # each database's endgames together weigh its db_weight
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
-        train_sets.append((db, family, train["game_id"]))
+        train_sets.append((db, family, train["game_id"], db_weight))
     workers = job.workers or 1
     state = SearchState(job)
     if state.stages:
@@ -1067,7 +1084,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     # the training decisions (the equilibrium's) read chunk by chunk, after the search: each rule's weight and the
     # classes its decisions play (the river decisions of 100 turn endgames alone are tens of millions of rows)
     per_rule, class_weight = np.zeros(moved.n_rules), None
-    for db, family, ids in train_sets:
+    for db, family, ids, _ in train_sets:
         for chunk in _chunks(db, ids):
             r = rows_task(family, chunk, ranges=card_ranges(card), streets=streets)[2]
             idx = moved.rule_index(_design_of(r.X, r.facing, r.street), CARD_FEATURES)
@@ -1126,7 +1143,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         **({"split_rules": job.split_rules, "split_candidates": job.split_candidates,
             "splits": split_log, **({"split_radius": job.split_radius} if job.split_radius else {})}
            if job.split_rules else {}),
-        **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {})}),
+        **({"fixed_cards": [list(f) for f in job.fixed_cards], "held_out": held_out} if len(dbs) > 1 else {}),
+        **({"db_weights": db_weights} if job.db_weights else {})}),
         cost=first)
     Path(job.out).parent.mkdir(parents=True, exist_ok=True)
     Path(job.out).write_text(json.dumps(moved.to_dict(), indent=1) + "\n")
@@ -1136,6 +1154,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
               "by_position": list(job.by_position), "position_radius": job.position_radius,
               "position_log": position_log, "split_log": split_log, "split_rules": job.split_rules,
               "n_train": len(games), "train_by_db": [n for *_, n in parts],
+              "db_weights": db_weights if job.db_weights else None,
               "seconds": time.perf_counter() - t0,
               "out": job.out, "card": job.card, "db": " and ".join(dbs), "n_rules": moved.n_rules,
               "n_conditions": moved.n_conditions, "markdown": moved.to_markdown("####")}
@@ -1202,9 +1221,11 @@ def write_threshold_docs(job: ThresholdJob, result: dict) -> None:
     held = "" if not held_out else " Held out: " + "; ".join(
         f"{h['pct_pot']:.2f}% of the pot in {h['n']} endgames of {h['db']}" for h in held_out) + (
         " (the card's cost line)" if len(held_out) == 1 else " (the card's cost line: the first)") + "."
+    dw = result.get("db_weights")
     weighs = "" if len(result.get("train_by_db", [])) < 2 else (
-        " (" + " + ".join(str(n) for n in result["train_by_db"]) + "; each database's endgames weigh the same "
-        "in the figures below: the mean of the databases' means)")
+        " (" + " + ".join(str(n) for n in result["train_by_db"]) + ("; each database's endgames weigh the same "
+        "in the figures below: the mean of the databases' means)" if not dw else "; the figures below weigh the "
+        "databases' means " + " : ".join(f"{w:.3g}" for w in dw) + ")"))
     text = (f"`{job.command}` ({result['seconds'] / 60:.0f} min on this machine). The card `{result['card']}` "
             f"({result['n_rules']} rules, {result['n_conditions']} conditions), "
             + (f"up to {result.get('split_rules', 0)} of its rules cut in two by their cost, " if slog else "")

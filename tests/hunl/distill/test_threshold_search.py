@@ -16,10 +16,12 @@ from hunl.distill.policy import play
 from hunl.distill.quantities import feature_grid
 from hunl.distill.threshold_search import (
     SplitWorkers,
+    ThresholdJob,
     card_splits,
     move_split,
     printed_card,
     rule_coverage,
+    run_threshold_search,
     split_moves,
     threshold_changes,
     thresholds_by_exploitability,
@@ -310,6 +312,22 @@ def test_a_search_over_two_databases_weighs_each_the_same(tmp_path):
     assert res["log"][0] == pytest.approx(np.mean(means), rel=1e-9)
     assert [h["pct_pot"] for h in res["held_out"]] == pytest.approx(held, rel=1e-9)
     assert moved.cost.mean == pytest.approx(held[0], rel=1e-9)
+    # --db-weights 1 3: the second database's mean counts three times the first's
+    assert script.main(["thresholds", "--card", str(ROOT / "docs" / "cards" / "river.json"), "--fixed-card", "turn",
+                        str(ROOT / "docs" / "cards" / "turn.json"), "--db", *paths, "--train", "3", "2",
+                        "--db-weights", "1", "3", "--max-test", "0", "--steps", "1", "--sweeps", "1",
+                        "--workers", "1", "--out", str(tmp_path / "w.json")]) == 0
+    meta = json.loads((tmp_path / "w.json").read_text())["meta"]["threshold_search"]
+    assert meta["db_weights"] == pytest.approx([0.25, 0.75])
+    assert meta["train_pct_pot"][0] == pytest.approx(0.25 * means[0] + 0.75 * means[1], rel=1e-9)
+    assert meta["train_pct_pot"][-1] <= meta["train_pct_pot"][0] + 1e-9
+
+
+@pytest.mark.parametrize("weights", [(1.0,), (1.0, 0.0), (1.0, -2.0), (1.0, float("nan")), (1.0, 2.0, 3.0)])
+def test_db_weights_must_be_one_positive_number_per_database(weights):
+    with pytest.raises(ValueError, match="db_weights"):
+        run_threshold_search(ThresholdJob(card=str(ROOT / "docs" / "cards" / "river.json"), db=("a", "b"),
+                                          db_weights=weights, out="unused.json"))
 
 
 def _states(run):
