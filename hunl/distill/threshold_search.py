@@ -1029,7 +1029,8 @@ def run_threshold_search(job: ThresholdJob) -> dict:
     fixed = load_cards(job.fixed_cards) if job.fixed_cards else None
     streets = tuple(int(v) for v in card.meta.get("streets", (4, 5)))      # the card's decisions only
     games, weights, parts, train_sets = [], [], [], []
-    for path, n_train, n_test, db_weight in zip(dbs, train_ns, max_tests, db_weights):
+    # each database's endgames together weigh its share times the number of databases (1 each by default, as before)
+    for path, n_train, n_test, db_weight in zip(dbs, train_ns, max_tests, [w * len(dbs) for w in db_weights]):
         db = SolutionDatabase(path)
         family = db.family()
         cols = db.load(None, columns=[c for c in db.column_names() if c != "policy"])
@@ -1037,7 +1038,7 @@ def run_threshold_search(job: ThresholdJob) -> dict:
         train = take(cols, train_ids[:n_train])
         n = len(train["game_id"])
         games += [family.game(train, i) for i in range(n)]
-        weights += [db_weight / n] * n           # each database's endgames together weigh its db_weight
+        weights += [db_weight / n] * n
         parts.append((path, family, take(cols, test_ids) if n_test > 0 else None, n))
         train_sets.append((db, family, train["game_id"], db_weight))
     workers = job.workers or 1
