@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 
 from games.core.policy import Policy
 from games.core.tree import DECISION
-from hunl.distill.actions import CLASS_LABELS, N_CLASSES, classes_to_actions
+from hunl.distill.actions import CLASS_LABELS, N_CLASSES, class_routing
 from hunl.distill.decisions import (
     RANGE_MODES,
     RIVER_FEATURES,
@@ -768,6 +768,40 @@ def _choose_by_board(game, ctx, at: np.ndarray, features, choosers: dict, probs:
         _choose(game, ctx, which, features(which), choosers, probs, reach)
 
 
+def _scatter_actions(game, ctx, ks: np.ndarray, cp: np.ndarray, hands: tuple, probs: np.ndarray) -> None:
+    """Write the action probabilities of the decision nodes ``ctx.nodes[ks]`` into ``probs`` (edge layout, shape
+    ``(N, Hm)``): row ``r`` of the class distributions ``cp`` (shape ``(R, 4)``) is hand ``hands[1][r]`` at node
+    ``ks[hands[0][r]]``, mapped onto the node's actions as :func:`hunl.distill.actions.classes_to_actions` does
+    (the classes' probabilities added in class order); the other hands of a node (they cannot hold on its board)
+    play its actions uniformly. Vectorised per pattern of action classes (a tree has a handful)."""
+    t = game.tree
+    nodes = ctx.nodes[ks]
+    start = np.asarray(t.child_start, dtype=np.int64)[nodes]
+    nk = np.asarray(t.num_children, dtype=np.int64)[nodes]
+    hp = np.asarray(game.num_hands, dtype=np.int64)[ctx.player[ks]]
+    member_of, hand_of = hands
+    for n in np.unique(nk):
+        of_n = np.flatnonzero(nk == n)
+        edges = start[of_n, None] + np.arange(n)                 # (nodes, n) child ids
+        for h in np.unique(hp[of_n]):                            # uniform first: hands that cannot hold keep it
+            probs[edges[hp[of_n] == h].ravel(), :h] = 1.0 / n
+        classes = ctx.edge_class[edges].astype(np.int64)
+        code = classes @ (N_CLASSES ** np.arange(n))
+        local = np.full(nk.size, -1, dtype=np.int64)
+        local[of_n] = np.arange(of_n.size)
+        rows = np.flatnonzero(nk[member_of] == n)
+        for c in np.unique(code):
+            first = int(np.flatnonzero(code == c)[0])
+            route = class_routing(classes[first])                # (4, n)
+            r = rows[code[local[member_of[rows]]] == c]
+            if not r.size:
+                continue
+            act = cp[r, 0, None] * route[0]
+            for k in range(1, N_CLASSES):
+                act = act + cp[r, k, None] * route[k]
+            probs[start[member_of[r], None] + np.arange(n), hand_of[r, None]] = act
+
+
 def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: dict,
             reach: np.ndarray | None = None) -> None:
     """Write each chooser's action probabilities at the decision nodes ``ctx.nodes[which]`` (features ``feats``,
@@ -775,7 +809,6 @@ def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: di
     for all the nodes. Hands whose features are NaN (they cannot hold on the board) play uniformly. A chooser
     that plays rules by hand order (``reads_hand_order``) is also given each row's node and its weight in the
     range the features read (:func:`range_weights` of ``reach``)."""
-    t = game.tree
     ok = [~np.isnan(X[:, 0]) for X in feats]
     groups: dict[tuple, list[int]] = {}
     for i, k in enumerate(which):
@@ -785,6 +818,9 @@ def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: di
     for (street, facing), members in groups.items():
         X = np.concatenate([feats[i][ok[i]] for i in members])
         sizes = np.cumsum([0] + [int(ok[i].sum()) for i in members])
+        members_idx = np.asarray(members, dtype=np.int64)
+        hands = (np.repeat(np.arange(len(members)), np.diff(sizes)),          # each row's member and hand
+                 np.concatenate([np.flatnonzero(ok[i]) for i in members]))
         for name, c in choosers.items():
             if not X.shape[0]:
                 cp = np.zeros((0, N_CLASSES))
@@ -793,13 +829,4 @@ def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: di
                                    np.concatenate([weights[i][ok[i]] for i in members]))
             else:
                 cp = c.class_probs(street, facing, X)
-            for j, i in enumerate(members):
-                k = which[i]
-                n = int(ctx.nodes[k])
-                hp = game.num_hands[int(ctx.player[k])]
-                kids = t.children(n)
-                act = np.full((hp, len(kids)), 1.0 / len(kids))
-                if sizes[j + 1] > sizes[j]:
-                    member = ctx.edge_class[kids.start:kids.stop].astype(np.int64)
-                    act[ok[i]] = classes_to_actions(cp[sizes[j]:sizes[j + 1]], member)
-                probs[name][kids.start:kids.stop, :hp] = act.T
+            _scatter_actions(game, ctx, which[members_idx], cp, hands, probs[name])

@@ -146,6 +146,17 @@ def _reference(street: str, bet_sizes: BetSizes, raise_cap: int):
     return bt, action_pattern(bt)
 
 
+@functools.lru_cache(maxsize=64)
+def _same_shape(street: str, bet_sizes: BetSizes, raise_cap: int, pot: float, stack: int) -> bool:
+    """Whether the tree at ``pot`` and ``stack`` has the shape of the unlimited-stack tree (:func:`_reference`);
+    cached, as every sampler of the same settings checks the same two trees."""
+    cfg = TreeConfig(street=street, pot=pot, stack=stack, flop=bet_sizes, turn=bet_sizes, river=bet_sizes,
+                     raise_cap=raise_cap)
+    return action_pattern(build_tree(cfg, tuple(range(STREETS[street])))) == _reference(street, bet_sizes,
+                                                                                        raise_cap)[1]
+
+
+@functools.lru_cache(maxsize=16)
 def min_spr(street: str = "river", bet_sizes: BetSizes = RIVER_SIZES, raise_cap: int = 1) -> float:
     """The stack-to-pot ratio that every endgame must exceed for no bet or raise to collapse into all-in.
 
@@ -163,7 +174,8 @@ def min_spr(street: str = "river", bet_sizes: BetSizes = RIVER_SIZES, raise_cap:
     Returns
     -------
     float
-        E.g. 1.0 for :data:`RIVER_SIZES` on the river (a pot-size bet), 4.0 on the turn (pot, call, pot).
+        E.g. 1.0 for :data:`RIVER_SIZES` on the river (a pot-size bet), 4.0 on the turn (pot, call, pot). Cached
+        per arguments.
     """
     bt, _ = _reference(street, bet_sizes, raise_cap)
     t = bt.tree
@@ -374,14 +386,10 @@ class EndgameSampler:
         if self.spr[0] <= need:
             raise ValueError(f"spr: the low end {self.spr[0]:g} lets a bet collapse into all-in (the tree shape "
                              f"would vary); it must exceed {need:.4g} for street={street!r} and these bet_sizes")
-        _, ref = _reference(street, self.bet_sizes, self.raise_cap)
         for pot in _even_bounds(self.pot):
-            stack = math.ceil(self.spr[0] * pot)
-            bt = build_tree(TreeConfig(street=street, pot=pot, stack=stack, flop=self.bet_sizes, turn=self.bet_sizes,
-                                       river=self.bet_sizes, raise_cap=self.raise_cap), tuple(range(STREETS[street])))
-            if action_pattern(bt) != ref:  # pragma: no cover - guarded by the bound above
-                raise ValueError(f"spr: at pot {pot:g} and spr {self.spr[0]:g} the tree differs from the "
-                                 "unlimited-stack tree")
+            if not _same_shape(street, self.bet_sizes, self.raise_cap, pot, math.ceil(self.spr[0] * pot)):
+                raise ValueError(  # pragma: no cover - guarded by the bound above
+                    f"spr: at pot {pot:g} and spr {self.spr[0]:g} the tree differs from the unlimited-stack tree")
 
     def _check_models(self, models) -> tuple:
         if isinstance(models, str):

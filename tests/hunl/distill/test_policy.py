@@ -415,3 +415,35 @@ def test_thin_rows_keeps_the_weighted_mass(n, max_rows, seed):
     assert np.array_equal(again.node, draws[0].node)
     with pytest.raises(ValueError, match="max_rows"):
         thin_rows(rows, 0)
+
+
+@pytest.mark.parametrize("which_game", ["river", "turn"])
+def test_scattered_actions_equal_classes_to_actions_node_by_node(which_game, request):
+    """The vectorised scatter of class distributions onto actions (``policy._scatter_actions``) writes what
+    :func:`classes_to_actions` gives node by node, and plays the other hands of a node uniformly."""
+    from hunl.distill.policy import _scatter_actions
+
+    game, _ = request.getfixturevalue(which_game)
+    ctx = DecisionContext(game)
+    t = game.tree
+    rng = np.random.default_rng(7)
+    ks = rng.permutation(ctx.nodes.size)[: max(1, ctx.nodes.size * 2 // 3)]
+    member, hand = [], []
+    for j, k in enumerate(ks):                      # a random subset of each node's hands has class rows
+        hp = game.num_hands[int(ctx.player[k])]
+        h = np.flatnonzero(rng.random(hp) < 0.7)
+        member.append(np.full(h.size, j))
+        hand.append(h)
+    member, hand = np.concatenate(member), np.concatenate(hand)
+    cp = rng.dirichlet(np.ones(N_CLASSES) * 0.5, size=member.size)
+    got = np.full((t.n_nodes, game.max_hands), -1.0)
+    _scatter_actions(game, ctx, ks, cp, (member, hand), got)
+    want = np.full_like(got, -1.0)
+    for j, k in enumerate(ks):
+        kids = t.children(int(ctx.nodes[k]))
+        hp = game.num_hands[int(ctx.player[k])]
+        act = np.full((hp, len(kids)), 1.0 / len(kids))
+        rows = member == j
+        act[hand[rows]] = classes_to_actions(cp[rows], ctx.edge_class[kids.start:kids.stop].astype(np.int64))
+        want[kids.start:kids.stop, :hp] = act.T
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
