@@ -130,12 +130,13 @@ def test_a_policy_digest_reads_what_the_cards_play_not_how_they_were_made(run):
         assert policy_digest(StreetCards({4: RuleCard.from_dict(rules), 5: river})) != base
 
 
-def test_a_card_rewritten_with_other_provenance_is_not_measured_again(run, tmp_path):
+@pytest.mark.xdist_group("flop-provenance")  # needs no module run: its own group, beside the module's on another worker
+def test_a_card_rewritten_with_other_provenance_is_not_measured_again(tmp_path):
     """The same rules under another ``meta.threshold_search``: the scores are read, not played again; a score
     stored under the legacy digest (all of the meta) is kept and stamped with the current digest."""
     from hunl.distill.flop_cards import policy_digest
 
-    job, _ = run
+    job = _job(tmp_path)
     out = tmp_path / "pair"
     first = run_flop_cards(_job(tmp_path, out=str(out), pair_only=True))
     path = out / "test" / "1.json"
