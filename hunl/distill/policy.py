@@ -825,8 +825,7 @@ def _choose(game, ctx, which: np.ndarray, feats: list, choosers: dict, probs: di
             if not X.shape[0]:
                 cp = np.zeros((0, N_CLASSES))
             elif getattr(c, "reads_hand_order", False):
-                cp = c.class_probs(street, facing, X, np.repeat(np.arange(len(members)), np.diff(sizes)),
-                                   np.concatenate([weights[i][ok[i]] for i in members]))
+                cp = c.class_probs(street, facing, X, hands[0], np.concatenate([weights[i][ok[i]] for i in members]))
             else:
                 cp = c.class_probs(street, facing, X)
             _scatter_actions(game, ctx, which[members_idx], cp, hands, probs[name])
