@@ -178,6 +178,22 @@ class DecisionContext:
         """``(D,)`` int64: the board index of each decision node (``game.boards``)."""
         return self.game.tree.board[self.nodes].astype(np.int64)
 
+    @cached_property
+    def board_sizes(self) -> np.ndarray:
+        """``(B,)`` int64: the number of cards of each board of ``game.boards``."""
+        return np.array([len(b) for b in self.game.boards], dtype=np.int64)
+
+    @cached_property
+    def conflicts(self) -> np.ndarray:
+        """``(B, 1326)`` bool: the combos that hold a card of each board of ``game.boards``."""
+        out = np.zeros((len(self.game.boards), 1326), dtype=bool)
+        for size in np.unique(self.board_sizes):
+            of = np.flatnonzero(self.board_sizes == size)
+            cards = np.array([self.game.boards[b] for b in of], dtype=np.int64)      # (B_s, size)
+            out[of] = ((COMBO_CARDS[None, :, :1] == cards[:, None, :]).any(axis=2)
+                       | (COMBO_CARDS[None, :, 1:] == cards[:, None, :]).any(axis=2))
+        return out
+
     def node_classes(self, node: int) -> np.ndarray:
         """Classes of the actions of a decision node, in the tree's order."""
         kids = self.game.tree.children(int(node))
@@ -247,82 +263,140 @@ def node_features(game, ctx: DecisionContext, which: np.ndarray, reach: np.ndarr
     list of numpy.ndarray of float64
         For each requested node, ``(H_p, F)`` features of the acting player's hands in ``feature_names(street)``
         order; rows of hands that cannot hold on the node's board (they share the river card) are NaN.
+
+    Notes
+    -----
+    The nodes are read a player and a board size at a time, :data:`FEATURE_CHUNK` nodes at once in board order:
+    the arithmetic is vectorised over the nodes, and each board's range features (equity, percentile, deciles)
+    are computed once per distinct range on it, for all its nodes. A node's figures do not depend on the nodes read
+    with it: bit for bit for the equity kernels' features (each range on its own), to rounding for the shares of
+    strong hands (numpy sums the rows of a batch in another order than a single row).
     """
     which = np.asarray(which, dtype=np.int64)
     out: list[np.ndarray | None] = [None] * which.size
-    prior = game.prior
-    groups: dict[tuple[int, int], list[int]] = {}
-    for i, k in enumerate(which):
-        groups.setdefault((int(ctx.boards[k]), int(ctx.player[k])), []).append(i)
-    for (bidx, p), members in groups.items():
-        board = game.boards[bidx]
-        ks = which[members]
+    bidx = ctx.boards[which]
+    n_cards = ctx.board_sizes[bidx]
+    player = ctx.player[which]
+    for size in (3, 4, 5):
+        pos = np.flatnonzero(n_cards == size)
+        pos = pos[np.argsort(bidx[pos], kind="stable")]
+        for a in range(0, pos.size, FEATURE_CHUNK):
+            part = pos[a:a + FEATURE_CHUNK]
+            rows = {p: part[player[part] == p] for p in (0, 1)}
+            reads = {p: _PlayerRows(game, ctx, which[r], p, reach, opponent_start) for p, r in rows.items() if r.size}
+            for b in np.unique(bidx[part]):     # a board's two players one after the other: its showdowns once
+                cards = tuple(sorted(game.boards[int(b)]))
+                for r in reads.values():
+                    r.read_board(int(b), cards)
+            for p, r in reads.items():
+                for m, i in enumerate(rows[p]):
+                    out[i] = r.matrices[m]
+    return out  # type: ignore[return-value]
+
+
+FEATURE_CHUNK = 1024
+"""Decision nodes :func:`node_features` reads at once (its scratch arrays hold ``(FEATURE_CHUNK, 1326)`` floats)."""
+
+
+class _PlayerRows:
+    """The features of the decision nodes ``ctx.nodes[ks]``, all of player ``p`` on boards of one size (``ks`` in
+    board order), as :func:`node_features`: the arithmetic over the nodes at construction, then each board's range
+    features (:meth:`read_board`, every board of ``ks`` once), then :attr:`matrices`."""
+
+    def __init__(self, game, ctx: DecisionContext, ks: np.ndarray, p: int, reach: np.ndarray, opponent_start: bool):
+        self.ctx, self.ks, self.p = ctx, ks, p
+        prior = game.prior
         nodes = ctx.nodes[ks]
+        self.bidx = bidx = ctx.boards[ks]
         o = 1 - p
-        opp_reach = np.ones((nodes.size, game.max_hands)) if opponent_start else reach[o, nodes]
-        opp_w = _scatter(game, o, prior[o] * opp_reach)
-        own_w = _scatter(game, p, prior[p] * reach[p, nodes])
-        conflict = np.zeros(1326, dtype=bool)
-        for c in board:
-            conflict |= (COMBO_CARDS[:, 0] == c) | (COMBO_CARDS[:, 1] == c)
-        opp_w[:, conflict] = 0.0
-        own_w[:, conflict] = 0.0
-        hp = game.combos[p]
-        cols = []
-        # the range features depend on the node only through the ranges: each distinct range is evaluated once
-        # (with starting ranges every node of a board shares one)
-        opp_u, opp_inv = _distinct_rows(opp_w)
-        own_u, own_inv = _distinct_rows(own_w)
-        ok_u = opp_u.sum(axis=1) > 0
-        eq_u = np.full((opp_u.shape[0], 1326), np.nan)
-        if ok_u.any():
-            eq_u[ok_u] = _per_range(ctx, "equity", bidx, opp_u[ok_u], lambda w: F.equity(board, w))
-        eq = eq_u[opp_inv]
-        cols.append(eq[:, hp])
-        uni = ctx.memo.get(("uniform", bidx, b""))
+        k = ks.size
+        opp_reach = np.ones((k, game.max_hands)) if opponent_start else reach[o, nodes]
+        self.opp_w = opp_w = _scatter(game, o, prior[o] * opp_reach)
+        self.own_w = own_w = _scatter(game, p, prior[p] * reach[p, nodes])
+        self.conflict = ctx.conflicts[bidx]                              # (K, 1326)
+        opp_w[self.conflict] = 0.0
+        own_w[self.conflict] = 0.0
+        self.hp = hp = game.combos[p]
+        # the range features depend on the node only through its board and the ranges: each distinct (board,
+        # range) is evaluated once (with starting ranges every node of a board shares one)
+        self.opp_u, self.opp_inv = _distinct_rows(opp_w, bidx, game.combos[o])
+        self.own_u, self.own_inv = _distinct_rows(own_w, bidx, hp)
+        self.opp_board, self.own_board = bidx[_first(self.opp_inv)], bidx[_first(self.own_inv)]
+        self.eq_u = np.full((self.opp_u.shape[0], 1326), np.nan)
+        self.pct_u = np.full((self.own_u.shape[0], 1326), np.nan)
+        river = ctx.board_sizes[int(bidx[0])] == 5
+        self.dec_u = None if river else np.full((self.opp_u.shape[0], hp.size, 10), np.nan)
+        self.ok_u = self.opp_u.sum(axis=1) > 0
+        self.okp_u = self.own_u.sum(axis=1) > 0
+        self.uni = np.empty((k, hp.size))
+        self.strong_opp = np.empty(k)
+        self.strong_own = np.empty(k)
+
+    def read_board(self, b: int, cards: tuple) -> None:
+        """The range features of board ``b`` (its sorted cards ``cards``) for the nodes on it, if any."""
+        at = np.flatnonzero(self.bidx == b)
+        if not at.size:
+            return
+        ctx, hp = self.ctx, self.hp
+        at = slice(int(at[0]), int(at[-1]) + 1)                          # ``ks`` is in board order
+        uni = ctx.memo.get(("uniform", b, b""))
         if uni is None:
-            uni = F.equity_vs_uniform(board)
-            ctx.remember(("uniform", bidx, b""), uni)
-        cols.append(np.broadcast_to(uni[hp], (len(ks), hp.size)))
-        okp_u = own_u.sum(axis=1) > 0
-        pct_u = np.full((own_u.shape[0], 1326), np.nan)
-        if okp_u.any():
-            pct_u[okp_u] = F.range_percentile(board, own_u[okp_u])
-        cols.append(pct_u[own_inv][:, hp])
-        pub = ctx.public[ks]  # (K, 5)
+            uni = F._uniform_equity(cards)
+            ctx.remember(("uniform", b, b""), uni)
+        self.uni[at] = uni[hp]
+        rows = np.flatnonzero((self.opp_board == b) & self.ok_u)
+        if rows.size:
+            w = self.opp_u[rows]
+            self.eq_u[rows] = _per_range(ctx, "equity", b, w, lambda x: F._equity(F._showdowns(cards), x))
+            if self.dec_u is not None:
+                self.dec_u[rows] = _per_range(ctx, "deciles", b, w, lambda x: F._histogram(cards, x))[:, hp]
+        rows = np.flatnonzero((self.own_board == b) & self.okp_u)
+        if rows.size:
+            self.pct_u[rows] = F._percentile(cards, self.own_u[rows])
+        strong = np.flatnonzero(np.nan_to_num(uni) >= STRONG_EQUITY)
+        self.strong_opp[at] = self.opp_w[at][:, strong].sum(axis=1)
+        self.strong_own[at] = self.own_w[at][:, strong].sum(axis=1)
+
+    @cached_property
+    def matrices(self) -> np.ndarray:
+        """``(K, H_p, F)`` float64: the nodes' feature matrices (after :meth:`read_board` on each of their boards)."""
+        hp, k = self.hp, self.ks.size
+        eq = self.eq_u[self.opp_inv]
+        cols = [eq[:, hp], self.uni, self.pct_u[:, hp][self.own_inv]]
+        pub = self.ctx.public[self.ks]  # (K, 5)
         for j in range(pub.shape[1]):
-            cols.append(np.broadcast_to(pub[:, j:j + 1], (len(ks), hp.size)))
-        strong = np.nan_to_num(uni) >= STRONG_EQUITY
-        tot = opp_w.sum(axis=1)
-        share = np.where(tot > 0, opp_w[:, strong].sum(axis=1) / np.where(tot > 0, tot, 1.0), np.nan)
-        cols.append(np.broadcast_to(share[:, None], (len(ks), hp.size)))
+            cols.append(np.broadcast_to(pub[:, j:j + 1], (k, hp.size)))
+        tot = self.opp_w.sum(axis=1)
+        share = np.where(tot > 0, self.strong_opp / np.where(tot > 0, tot, 1.0), np.nan)
+        cols.append(np.broadcast_to(share[:, None], (k, hp.size)))
         b = pub[:, 0:1]
         cols.append(cols[0] - b / (1.0 + 2.0 * b))
         cols.append(cols[2] - b / (1.0 + b))
+        own_w = self.own_w
         own_tot = own_w.sum(axis=1)
-        own_share = np.where(own_tot > 0, own_w[:, strong].sum(axis=1) / np.where(own_tot > 0, own_tot, 1.0),
-                             np.nan)
-        cols.append(np.broadcast_to(own_share[:, None], (len(ks), hp.size)))
-        eqw = np.where(np.isnan(eq), 0.0, eq) * own_w
-        mass = np.where(np.isnan(eq), 0.0, own_w).sum(axis=1)
+        own_share = np.where(own_tot > 0, self.strong_own / np.where(own_tot > 0, own_tot, 1.0), np.nan)
+        cols.append(np.broadcast_to(own_share[:, None], (k, hp.size)))
+        missing = np.isnan(eq)
+        eqw = np.where(missing, 0.0, eq) * own_w
+        mass = np.where(missing, 0.0, own_w).sum(axis=1)
         req = np.where(mass > 0, eqw.sum(axis=1) / np.where(mass > 0, mass, 1.0), np.nan)
-        cols.append(np.broadcast_to(req[:, None], (len(ks), hp.size)))
-        value = np.where(np.isnan(eq), 0.0, own_w * (eq > VALUE_EQUITY)).sum(axis=1)
+        cols.append(np.broadcast_to(req[:, None], (k, hp.size)))
+        value = np.where(missing, 0.0, own_w * (eq > VALUE_EQUITY)).sum(axis=1)
         own_value = np.where(mass > 0, value / np.where(mass > 0, mass, 1.0), np.nan)
-        cols.append(np.broadcast_to(own_value[:, None], (len(ks), hp.size)))
-        if len(board) < 5:
-            dec_u = np.full((opp_u.shape[0], hp.size, 10), np.nan)
-            if ok_u.any():
-                hist = _per_range(ctx, "deciles", bidx, opp_u[ok_u],
-                                  lambda w: np.stack([F.equity_histogram(board, x, quantiles=10) for x in w]))
-                dec_u[ok_u] = hist[:, hp]
-            dec = dec_u[opp_inv]
+        cols.append(np.broadcast_to(own_value[:, None], (k, hp.size)))
+        if self.dec_u is not None:
+            dec = self.dec_u[self.opp_inv]
             cols.extend(dec[:, :, j] for j in range(10))
         mats = np.stack(cols, axis=-1)  # (K, H_p, F)
-        mats[:, conflict[hp]] = np.nan
-        for m, i in enumerate(members):
-            out[i] = mats[m]
-    return out  # type: ignore[return-value]
+        mats[self.conflict[:, hp]] = np.nan
+        return mats
+
+
+def _first(inv: np.ndarray) -> np.ndarray:
+    """The position of a first occurrence of each value ``0 .. inv.max()`` of ``inv``."""
+    first = np.zeros(int(inv.max()) + 1 if inv.size else 0, dtype=np.int64)
+    first[inv[::-1]] = np.arange(inv.size)[::-1]
+    return first
 
 
 def _per_range(ctx: DecisionContext, kind: str, bidx: int, rows: np.ndarray, compute) -> np.ndarray:
@@ -342,17 +416,25 @@ def _per_range(ctx: DecisionContext, kind: str, bidx: int, rows: np.ndarray, com
     return np.stack(found)
 
 
-def _distinct_rows(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``w`` (first occurrences, in order) and the position of each row among them."""
-    if w.shape[0] <= 1:
-        return w, np.zeros(w.shape[0], dtype=np.int64)
-    if not np.any(w[1:] != w[0]):
-        return w[:1], np.zeros(w.shape[0], dtype=np.int64)
-    seen: dict[bytes, int] = {}
-    inv = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in np.ascontiguousarray(w)], dtype=np.int64)
-    first = np.zeros(len(seen), dtype=np.int64)
-    first[inv] = np.arange(inv.size)  # any occurrence: the rows are equal
-    return w[first], inv
+def _distinct_rows(w: np.ndarray, group: np.ndarray | None = None,
+                   columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``w`` (first occurrences, in order) and the position of each row among them.
+
+    With ``group`` (one label a row), rows of different groups are distinct even when equal (a range on two
+    boards); with ``columns``, rows are compared on those columns only (the caller's rows agree elsewhere, e.g.
+    zero off a player's combos)."""
+    n = w.shape[0]
+    if n == 0:
+        return w, np.zeros(0, dtype=np.int64)
+    keyed = w if columns is None else w[:, columns]
+    labels = np.zeros(n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    if labels[0] == labels[-1] and not np.any(labels != labels[0]) and not np.any(keyed[1:] != keyed[0]):
+        return w[:1], np.zeros(n, dtype=np.int64)
+    seen: dict[tuple, int] = {}
+    keyed = np.ascontiguousarray(keyed)
+    inv = np.array([seen.setdefault((int(g), row.tobytes()), len(seen)) for g, row in zip(labels, keyed)],
+                   dtype=np.int64)
+    return w[_first(inv)], inv
 
 
 RANGE_MODES = ("node", "start", "own")

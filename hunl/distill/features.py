@@ -485,8 +485,13 @@ def range_percentile(board, own_weights) -> np.ndarray:
     """
     cards = _board(board, 3)
     w, single = _weights(own_weights, "own_weights", cards)
-    out = _equity(_showdowns(cards) if len(cards) == 5 else _uniform_equity_order(cards), w)
+    out = _percentile(cards, w)
     return out[0] if single else out
+
+
+def _percentile(cards: tuple, w2: np.ndarray) -> np.ndarray:
+    """:func:`range_percentile` (K, 1326) of checked rows ``w2`` (K, 1326) on a sorted board tuple."""
+    return _equity(_showdowns(cards) if len(cards) == 5 else _uniform_equity_order(cards), w2)
 
 
 def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilities: str = "range") -> np.ndarray:
@@ -534,18 +539,25 @@ def equity_histogram(board, opp_weights, quantiles: int = 10, river_probabilitie
     if river_probabilities not in ("range", "uniform"):
         raise ValueError(f"river_probabilities must be 'range' or 'uniform', got {river_probabilities!r}")
     w, single = _weights(opp_weights, "opp_weights", cards)
+    out = _histogram(cards, w, int(quantiles), river_probabilities == "uniform")
+    return out[0] if single else out
+
+
+def _histogram(cards: tuple, w2: np.ndarray, quantiles: int = 10, uniform: bool = False) -> np.ndarray:
+    """:func:`equity_histogram` (K, 1326, quantiles) of checked rows ``w2`` (K, 1326) on a sorted flop or turn
+    board tuple (``uniform``: ``river_probabilities="uniform"``)."""
     sd = _showdowns(cards)
     group = _runout_groups(cards)
-    levels = (np.arange(int(quantiles)) + 0.5) / int(quantiles)
-    out = np.empty((w.shape[0], NUM_COMBOS, int(quantiles)))
+    levels = (np.arange(quantiles) + 0.5) / quantiles
+    out = np.empty((w2.shape[0], NUM_COMBOS, quantiles))
     eq = np.empty((_HISTOGRAM_CHUNK, NUM_COMBOS, NUM_CARDS - len(cards)))
     prob = np.empty_like(eq)
-    for start in range(0, w.shape[0], _HISTOGRAM_CHUNK):            # bounded scratch memory (about 16 MB)
-        block = np.ascontiguousarray(w[start:start + _HISTOGRAM_CHUNK].T)
+    for start in range(0, w2.shape[0], _HISTOGRAM_CHUNK):           # bounded scratch memory (about 16 MB)
+        block = np.ascontiguousarray(w2[start:start + _HISTOGRAM_CHUNK].T)
         e, p = eq[:block.shape[1]], prob[:block.shape[1]]
-        _grouped_equities(*sd.arrays(), group, block, river_probabilities == "uniform", e, p)
+        _grouped_equities(*sd.arrays(), group, block, uniform, e, p)
         _weighted_quantiles(e, p, levels, out[start:start + block.shape[1]])
-    return out[0] if single else out
+    return out
 
 
 def river_hand_strengths(board) -> np.ndarray:

@@ -123,6 +123,50 @@ def test_public_features_from_the_betting(game):
         assert opp_bets == aggressive and opp_prev == 0 and pos == p
 
 
+@pytest.mark.parametrize("opponent_start", [False, True])
+def test_nodes_read_together_equal_nodes_read_alone(monkeypatch, opponent_start):
+    """Turn and river nodes of both players on many boards, read in one call in chunks of 7 (a board's nodes
+    cut between chunks) under random reach, are the nodes read one at a time with a fresh context: the range
+    features of the equity kernels bit for bit, the shares of strong hands to rounding (numpy sums a batch's rows
+    in another order than one row)."""
+    import hunl.distill.decisions as D
+
+    g = HoldemEndgame("Ks7d2c9h", ["KK,99,AQs,QJs", "AA,77,KQs,T8s"], pot=600, stack=900, bet_sizes=SIZES,
+                      raise_cap=1)
+    ctx = DecisionContext(g)
+    rng = np.random.default_rng(3)
+    reach = rng.random((2, g.tree.n_nodes, g.max_hands))
+    reach[:, rng.random(g.tree.n_nodes) < 0.2] = 1.0          # some nodes share ranges, on a board and across
+    which = rng.permutation(ctx.nodes.size)[:120]
+    assert len(np.unique(ctx.boards[which])) > 20 and set(ctx.street[which]) == {4, 5}
+    monkeypatch.setattr(D, "FEATURE_CHUNK", 7)
+    together = node_features(g, ctx, which, reach, opponent_start)
+    for k, X in zip(which, together):
+        alone = node_features(g, DecisionContext(g), np.array([k]), reach, opponent_start)[0]
+        shares = [RIVER_FEATURES.index("opp_strong"), RIVER_FEATURES.index("own_strong")]
+        exact = [i for i in range(X.shape[1]) if i not in shares]          # the deciles too on the turn
+        np.testing.assert_array_equal(X[:, exact], alone[:, exact])
+        np.testing.assert_allclose(X, alone, rtol=0, atol=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 3), st.integers(1, 3), st.integers(0, 2 ** 31))
+def test_distinct_rows_within_groups_on_some_columns(n_rows, n_distinct, n_groups, seed):
+    """Rows are the same when their group and their chosen columns are; the index rebuilds those columns."""
+    from hunl.distill.decisions import _distinct_rows
+
+    rng = np.random.default_rng(seed)
+    cols = np.array([0, 2, 5])
+    w = np.zeros((n_rows, 7))
+    w[:, cols] = rng.random((n_distinct, 3))[rng.integers(0, n_distinct, size=n_rows)]
+    group = rng.integers(0, n_groups, size=n_rows)
+    uniq, inv = _distinct_rows(w, group, cols)
+    np.testing.assert_array_equal(uniq[inv], w)
+    keys = {(int(g), r.tobytes()) for g, r in zip(group, w)}
+    assert uniq.shape[0] == len(keys)
+    assert all(group[i] == group[j] for i in range(n_rows) for j in range(n_rows) if inv[i] == inv[j])
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 5), st.integers(0, 2 ** 31))
 def test_distinct_rows_rebuild_the_input(n_rows, n_distinct, seed):
