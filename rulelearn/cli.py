@@ -107,6 +107,7 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
                                                             "river-moved-all", "river-positions", "river-positions-all", "river-value",
                                                             "river-value-all", "river-ordered-start", "river-ordered",
                                                             "river-ordered-all", "river-cut",
+                                                            "river-cut-weighted", "river-cut-w5",
                                                             "turn", "turn-own",
                                                             "turn-own-pruned", "turn-own-pruned-plain", "turn-moved-all",
                                                             "turn-positions", "turn-value-all", "turn-ordered",
@@ -116,7 +117,7 @@ CARD_FILES = {name: f"docs/cards/{name}.json" for name in ("betgame", "river", "
 #: The cards of the summary table of docs/HUNL.md, in the order they are played (``rulelearn rules --card`` with
 #: no name): the turn card, which also plays the flop (in flop endgames it costs less there than the flop cards),
 #: the river card measured with it, the river card for deep stacks, and the bet game's card.
-HEADLINE_CARDS = ("turn-ordered", "river-cut", "river-deep", "betgame")
+HEADLINE_CARDS = ("turn-ordered", "river-cut-w5", "river-deep", "betgame")
 HEADLINE_NOTE = ("The cards of the summary table of docs/HUNL.md. Play the flop and the turn with the turn card (its "
                  "quantities read on the flop), the river with the river card; with more than 8 pots behind on the "
                  "river, the deep-stack river card. Last, the bet game's card.")
